@@ -1,0 +1,89 @@
+import { z } from "zod";
+import { CellSideSchema, EraSchema, SeveritySchema } from "./register.ts";
+
+/**
+ * A conformance case: pure data (YAML under cases/<row-id>/). The upstream sends `request` as the params
+ * of sampling/createMessage; the answerer, if asked, does what `answer` says; `expect` lists the acceptable
+ * outcomes at the upstream (any one of them passes).
+ *
+ * Strings may contain `{{canary}}`: each case × era run replaces it with a unique token so that what
+ * reaches either end can be traced to the exact case that sent it.
+ */
+
+const JsonObject = z.record(z.string(), z.unknown());
+
+export const AnswerSchema = z
+  .discriminatedUnion("action", [
+    z.object({ action: z.literal("accept"), result: JsonObject }).strict(),
+    /** The person/agent says no: legacy eras answer with an error (default -1), 2026-07-28 omits the input. */
+    z
+      .object({
+        action: z.literal("decline"),
+        error: z.object({ code: z.number().int(), message: z.string() }).strict().optional(),
+      })
+      .strict(),
+    /** Answer with a raw JSON-RPC error of the case's choosing. */
+    z
+      .object({
+        action: z.literal("error"),
+        error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).strict(),
+      })
+      .strict(),
+    /** Never answer: the relay's own deadline must fire. */
+    z.object({ action: z.literal("expire") }).strict(),
+  ])
+  .describe("what the answerer does when asked");
+export type Answer = z.infer<typeof AnswerSchema>;
+
+export const ExpectationSchema = z.discriminatedUnion("outcome", [
+  /** The upstream received the answer's result unchanged (deep-equal JSON), and the answerer the request unchanged. */
+  z
+    .object({
+      outcome: z.literal("delivered"),
+      eras: z.array(EraSchema).optional(),
+    })
+    .strict(),
+  /** The upstream received a JSON-RPC error. */
+  z
+    .object({
+      outcome: z.literal("error"),
+      code: z.union([z.number().int(), z.array(z.number().int()).min(1)]),
+      /** Regular expression (case-insensitive) the message must match. */
+      message: z.string().optional(),
+      /** true: the answerer must have been asked; false: it must never have been asked. Unset: either. */
+      asked: z.boolean().optional(),
+      eras: z.array(EraSchema).optional(),
+    })
+    .strict(),
+  /** 2026-07-28: the upstream got no response for the input (no retry, or a retry without that key). */
+  z
+    .object({
+      outcome: z.literal("withheld"),
+      asked: z.boolean().optional(),
+      eras: z.array(EraSchema).optional(),
+    })
+    .strict(),
+]);
+export type Expectation = z.infer<typeof ExpectationSchema>;
+
+export const CaseSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "a kebab-case id"),
+    row: z.string().min(1),
+    title: z.string().min(1),
+    /** The rule this case exercises, quoted. */
+    why: z.string().min(1),
+    /** For rows on both sides: which role of the relay this case judges. */
+    side: CellSideSchema.optional(),
+    eras: z.array(EraSchema).min(1).optional(),
+    severity: SeveritySchema.optional(),
+    /** Client capabilities the answerer declares; default {sampling:{}} plus tools when the request has tools. */
+    capabilities: JsonObject.optional(),
+    request: JsonObject,
+    answer: AnswerSchema,
+    expect: z.array(ExpectationSchema).min(1),
+    /** Ids of other cases of the same era that must pass for this one to count (prerequisites). */
+    requires: z.array(z.string()).optional(),
+  })
+  .strict();
+export type Case = z.infer<typeof CaseSchema>;

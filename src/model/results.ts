@@ -1,0 +1,51 @@
+import { z } from "zod";
+import { CellSideSchema, EraSchema } from "./register.ts";
+
+/**
+ * results.json: the public contract users script against (see README "results.json").
+ * Extend compatibly only.
+ */
+
+export const CaseStatusSchema = z.enum(["pass", "fail", "warn", "error", "skip"]);
+export type CaseStatus = z.infer<typeof CaseStatusSchema>;
+
+export const CellStatusSchema = z.enum(["pass", "fail", "warn", "partial", "n/a", "gap", "error", "not-run"]);
+export type CellStatus = z.infer<typeof CellStatusSchema>;
+
+export const CaseResultSchema = z.object({
+  id: z.string(),
+  status: CaseStatusSchema,
+  /** One sentence: what the relay did, and what was expected when it differs. */
+  reason: z.string(),
+  /** Path of the transcript, relative to results.json. */
+  evidence: z.string().optional(),
+  /** sha256 (hex) of the evidence file's bytes. */
+  evidenceSha256: z.string().optional(),
+  durationMs: z.number().optional(),
+});
+export type CaseResult = z.infer<typeof CaseResultSchema>;
+
+export const CellSchema = z.object({
+  row: z.string(),
+  era: EraSchema,
+  side: CellSideSchema,
+  status: CellStatusSchema,
+  /** Why a cell without cases has its status (n/a reason, not-run reason). */
+  note: z.string().optional(),
+  cases: z.array(CaseResultSchema),
+});
+export type Cell = z.infer<typeof CellSchema>;
+
+export const SummarySchema = z.record(z.string(), z.number());
+
+export const ResultsSchema = z.object({
+  tool: z.object({ name: z.literal("mcpx-conform"), version: z.string() }),
+  target: z.object({ name: z.string(), profile: z.string().optional() }).loose(),
+  seed: z.number().int(),
+  startedAt: z.string(),
+  finishedAt: z.string().optional(),
+  eras: z.array(EraSchema).optional(),
+  cells: z.array(CellSchema),
+  summary: SummarySchema,
+});
+export type Results = z.infer<typeof ResultsSchema>;
