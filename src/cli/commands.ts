@@ -1,0 +1,13 @@
+import type { Command } from "commander";
+
+/** Sets the exit code of the running command. */
+export type SetExit = (code: number) => void;
+
+/**
+ * One line per subcommand module; each module exports `register(program, setExit)`.
+ * Kept in one list so the CLI surface is visible at a glance.
+ */
+export function registerCommands(program: Command, setExit: SetExit): void {
+  void program;
+  void setExit;
+}
