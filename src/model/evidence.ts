@@ -1,0 +1,81 @@
+import { z } from "zod";
+import { CellSideSchema, EraSchema } from "./register.ts";
+import { CaseStatusSchema } from "./results.ts";
+
+/**
+ * One evidence transcript: everything needed to audit one case × era verdict without re-running it.
+ * Written to evidence/<row>/<case>@<era>.json; its sha256 is recorded in results.json.
+ */
+
+/** Which end of the relay the harness saw a frame at. */
+export const EndSchema = z.enum(["upstream", "downstream", "control"]);
+/** Direction relative to the relay under test. */
+export const DirSchema = z.enum(["to-relay", "from-relay"]);
+
+export const FrameSchema = z.object({
+  /** Milliseconds since the case started. */
+  t: z.number(),
+  end: EndSchema,
+  dir: DirSchema,
+  /** The parsed JSON-RPC message; when a frame was not valid JSON, `raw` holds its text instead. */
+  message: z.unknown().optional(),
+  raw: z.string().optional(),
+  /** Which downstream session saw it, when several are connected. */
+  session: z.string().optional(),
+});
+export type Frame = z.infer<typeof FrameSchema>;
+
+export const CheckSchema = z.object({ id: z.string(), ok: z.boolean(), detail: z.string() });
+export type Check = z.infer<typeof CheckSchema>;
+
+/** What the upstream finally got back for its sampling request. */
+export const UpstreamOutcomeSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("result"), result: z.unknown() }),
+  z.object({
+    kind: z.literal("error"),
+    error: z.object({ code: z.unknown(), message: z.unknown(), data: z.unknown().optional() }).loose(),
+  }),
+  /** 2026-07-28: no response for the input (no retry, or a retry without the key). */
+  z.object({ kind: z.literal("withheld"), detail: z.string() }),
+  /** Nothing came back before the harness's deadline. */
+  z.object({ kind: z.literal("timeout"), afterMs: z.number() }),
+  /** The relay broke the exchange (crashed, closed, sent garbage). */
+  z.object({ kind: z.literal("broken"), detail: z.string() }),
+]);
+export type UpstreamOutcome = z.infer<typeof UpstreamOutcomeSchema>;
+
+export const ObservationSchema = z.object({
+  /** Params the harness upstream sent. */
+  sent: z.unknown(),
+  /** Sampling request params the answerer received during this case, in order. */
+  asked: z.array(z.unknown()),
+  /** What the answerer replied (result or error), when it replied. */
+  answered: z.unknown().optional(),
+  upstream: UpstreamOutcomeSchema,
+});
+export type Observation = z.infer<typeof ObservationSchema>;
+
+export const EvidenceSchema = z.object({
+  schema: z.literal("mcpx-conform/evidence@1"),
+  tool: z.object({ name: z.string(), version: z.string() }),
+  target: z.object({ name: z.string() }).loose(),
+  seed: z.number(),
+  era: EraSchema,
+  case: z.object({
+    id: z.string(),
+    row: z.string(),
+    title: z.string(),
+    why: z.string(),
+    side: CellSideSchema,
+    file: z.string().optional(),
+  }),
+  rule: z.object({ quote: z.string(), url: z.string(), level: z.string() }).optional(),
+  /** Protocol versions negotiated at each hop. */
+  negotiated: z.object({ upstream: z.string().nullable(), downstream: z.string().nullable() }),
+  startedAt: z.string(),
+  durationMs: z.number(),
+  frames: z.array(FrameSchema),
+  observation: ObservationSchema,
+  verdict: z.object({ status: CaseStatusSchema, reason: z.string(), checks: z.array(CheckSchema) }),
+});
+export type Evidence = z.infer<typeof EvidenceSchema>;
