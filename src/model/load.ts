@@ -3,7 +3,7 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
 import type { ZodType } from "zod";
-import { InputError, zodIssueLine } from "../cli/errors.ts";
+import { InputError, zodIssueLine } from "./errors.ts";
 import { type Case, CaseSchema } from "./case.ts";
 import { type Register, type RegisterRow, RegisterSchema } from "./register.ts";
 import { type TargetProfile, TargetProfileSchema } from "./target.ts";
