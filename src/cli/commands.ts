@@ -1,4 +1,6 @@
 import type { Command } from "commander";
+import { register as registerRelay } from "./relay.ts";
+import { register as registerRun } from "./run.ts";
 
 /** Sets the exit code of the running command. */
 export type SetExit = (code: number) => void;
@@ -8,6 +10,6 @@ export type SetExit = (code: number) => void;
  * Kept in one list so the CLI surface is visible at a glance.
  */
 export function registerCommands(program: Command, setExit: SetExit): void {
-  void program;
-  void setExit;
+  registerRun(program, setExit);
+  registerRelay(program, setExit);
 }

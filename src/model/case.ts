@@ -47,7 +47,8 @@ export const ExpectationSchema = z.discriminatedUnion("outcome", [
   z
     .object({
       outcome: z.literal("error"),
-      code: z.union([z.number().int(), z.array(z.number().int()).min(1)]),
+      /** Acceptable code(s); unset: any error code (e.g. a denial honoured with whatever code). */
+      code: z.union([z.number().int(), z.array(z.number().int()).min(1)]).optional(),
       /** Regular expression (case-insensitive) the message must match. */
       message: z.string().optional(),
       /** true: the answerer must have been asked; false: it must never have been asked. Unset: either. */

@@ -1,0 +1,157 @@
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import type { Command } from "commander";
+import { type CaseRun, runCases } from "../harness/controller.ts";
+import { buildCells, caseSide, type JudgedCase, summarize } from "../judge/cells.ts";
+import { evidenceFor, judgeRuns, ROUNDTRIP_ROW } from "../judge/judge-runs.ts";
+import { InputError } from "../model/errors.ts";
+import { DEFAULT_CASES, DEFAULT_REGISTER, loadCases, loadRegister, loadTarget, PROJECT_ROOT } from "../model/load.ts";
+import type { Results } from "../model/results.ts";
+import { ERAS, type Era, isEra, isModernEra } from "../validator/eras.ts";
+import type { SetExit } from "./commands.ts";
+import { EXIT } from "./errors.ts";
+
+export const DEFAULT_TARGET = join(PROJECT_ROOT, "targets/reference.yaml");
+
+export function toolInfo(): { name: "mcpx-conform"; version: string } {
+  const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8"));
+  return { name: "mcpx-conform", version: String(pkg.version) };
+}
+
+function list(value: string | undefined): string[] | undefined {
+  return value
+    ?.split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+export interface RunOptions {
+  target?: string;
+  era?: string;
+  rows?: string;
+  out?: string;
+  seed?: string;
+  register?: string;
+  cases?: string;
+  quiet?: boolean;
+}
+
+const MODERN_NOT_DRIVEN =
+  "2026-07-28 delivers sampling inside input_required results (multi-round-trip); this harness build does not drive that era yet";
+
+/** `run`: plan, drive the relay from both ends, judge, write results.json + evidence; returns the exit code. */
+export async function run(opts: RunOptions): Promise<{ code: number; results: Results; outDir: string }> {
+  const registerFile = opts.register ? resolve(opts.register) : DEFAULT_REGISTER;
+  const register = loadRegister(registerFile);
+  const cases = loadCases(register, opts.cases ? resolve(opts.cases) : DEFAULT_CASES);
+  const targetFile = opts.target ? resolve(opts.target) : DEFAULT_TARGET;
+  const profile = loadTarget(targetFile);
+
+  const requested = list(opts.era);
+  for (const e of requested ?? []) if (!isEra(e)) throw new InputError(`unknown era '${e}' (expected one of ${ERAS.join(", ")})`, undefined, "--era");
+  const eras = ERAS.filter((e) => (profile.eras ?? ERAS).includes(e) && (!requested || requested.includes(e)));
+  if (eras.length === 0) throw new InputError("no era left to run (the target's eras and --era do not overlap)", targetFile, "eras");
+  const rowFilter = list(opts.rows);
+  const knownRows = new Set(register.rows.map((r) => r.id));
+  for (const r of rowFilter ?? []) if (!knownRows.has(r)) throw new InputError(`unknown register row '${r}'`, undefined, "--rows");
+  const selectedRows = rowFilter ? new Set(rowFilter) : undefined;
+  const seed = opts.seed !== undefined ? Number(opts.seed) : Math.floor(Math.random() * 2 ** 31);
+  if (!Number.isInteger(seed)) throw new InputError(`expected an integer, got '${opts.seed}'`, undefined, "--seed");
+
+  const rows = new Map(register.rows.map((r) => [r.id, r]));
+  const eraNotRun: Partial<Record<Era, string>> = {};
+  const work: Array<{ kase: (typeof cases)[number]; era: Era }> = [];
+  for (const era of eras) {
+    if (isModernEra(era)) {
+      eraNotRun[era] = MODERN_NOT_DRIVEN;
+      continue;
+    }
+    // Round-trip cases run first in every era: every other verdict of the era depends on them.
+    const ordered = [...cases].sort((a, b) => Number(b.row === ROUNDTRIP_ROW) - Number(a.row === ROUNDTRIP_ROW));
+    for (const kase of ordered) {
+      const caseEras = kase.eras ?? rows.get(kase.row)!.eras;
+      if (!caseEras.includes(era)) continue;
+      if (selectedRows && !selectedRows.has(kase.row) && kase.row !== ROUNDTRIP_ROW) continue;
+      work.push({ kase, era });
+    }
+  }
+
+  const startedAt = new Date().toISOString();
+  const stamp = startedAt.replace(/[:.]/g, "-");
+  const outDir = resolve(opts.out ?? join("reports", profile.name, stamp));
+  const log = (line: string) => {
+    if (!opts.quiet) process.stderr.write(`${line}\n`);
+  };
+  log(`mcpx-conform: ${work.length} case runs against ${profile.name} (${eras.join(", ")}), seed ${seed}`);
+  const runs: CaseRun[] = await runCases({
+    profile,
+    profileFile: targetFile,
+    work,
+    seed,
+  });
+  const judged = judgeRuns(register, runs);
+
+  const tool = toolInfo();
+  const meta = { tool, target: { name: profile.name }, seed };
+  const judgedCases: JudgedCase[] = [];
+  for (const j of judged) {
+    const evidence = evidenceFor(j, meta);
+    const rel = join("evidence", j.run.kase.row, `${j.run.kase.id}@${j.run.era}.json`);
+    const file = join(outDir, rel);
+    mkdirSync(dirname(file), { recursive: true });
+    const bytes = `${JSON.stringify(evidence, null, 2)}\n`;
+    writeFileSync(file, bytes);
+    const mark = { pass: "✓", fail: "✗", warn: "!", error: "E", skip: "-" }[j.verdict.status];
+    log(`${mark} ${j.run.kase.row}/${j.run.kase.id} @${j.run.era}${j.verdict.status === "pass" ? "" : `: ${j.verdict.reason}`}`);
+    judgedCases.push({
+      row: j.run.kase.row,
+      era: j.run.era,
+      side: caseSide(j.row, j.run.kase.side),
+      result: {
+        id: j.run.kase.id,
+        status: j.verdict.status,
+        reason: j.verdict.reason,
+        evidence: rel,
+        evidenceSha256: createHash("sha256").update(bytes).digest("hex"),
+        durationMs: j.run.durationMs,
+      },
+    });
+  }
+  const cells = buildCells(register, judgedCases, eras, eraNotRun, selectedRows);
+  const results: Results = {
+    tool,
+    target: { name: profile.name, profile: relative(process.cwd(), targetFile) || targetFile },
+    seed,
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    eras,
+    cells,
+    summary: summarize(cells),
+  };
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
+  const failing = cells.filter((c) => c.status === "fail" || c.status === "error");
+  const s = results.summary;
+  log(
+    `mcpx-conform: ${cells.length} cells: ${s.pass} pass, ${s.fail} fail, ${s.warn} warn, ${s.error} error, ${s["not-run"]} not-run, ${s["n/a"]} n/a → ${relative(process.cwd(), outDir) || outDir}`,
+  );
+  return { code: failing.length > 0 ? EXIT.failed : EXIT.ok, results, outDir };
+}
+
+export function register(program: Command, setExit: SetExit): void {
+  program
+    .command("run")
+    .description("drive a relay from both ends with the case corpus and write results, matrix and evidence")
+    .option("--target <file>", "target profile (default: the embedded reference relay)")
+    .option("--era <eras>", "comma-separated eras to run")
+    .option("--rows <ids>", "comma-separated register rows to run")
+    .option("--out <dir>", "output folder (default reports/<target>/<timestamp>/)")
+    .option("--seed <n>", "seed for canaries and fuzzing")
+    .option("--register <file>", "register file (default matrix/register.yaml)")
+    .option("--cases <dir>", "case corpus folder (default cases/)")
+    .action(async (opts: RunOptions) => {
+      const { code } = await run(opts);
+      setExit(code);
+    });
+}

@@ -1,0 +1,84 @@
+import type { Answer } from "../model/case.ts";
+import type { Era } from "../validator/eras.ts";
+import { JsonRpcPeer, type LineChannel } from "./jsonrpc-peer.ts";
+import { PROBE_TOOL } from "./upstream.ts";
+
+export const DEFAULT_DECLINE = { code: -1, message: "User rejected sampling request" };
+
+/**
+ * The harness answerer: an MCP client (legacy eras) connected to the relay's downstream side. It declares
+ * the case's capabilities, calls the probe tool, and answers each sampling request as the case scripts it.
+ */
+export class ClientAnswerer {
+  readonly peer: JsonRpcPeer;
+  negotiated: string | null = null;
+  probeTool = PROBE_TOOL;
+  private answer: Answer | undefined;
+  /** Sampling requests received since the last reset, with what was answered. */
+  asked: unknown[] = [];
+  answered: unknown;
+
+  constructor(
+    channel: LineChannel,
+    private readonly era: Era,
+    private readonly capabilities: Record<string, unknown>,
+  ) {
+    this.peer = new JsonRpcPeer(channel, "down-");
+    this.peer.onRequest((method, params) => this.handle(method, params));
+  }
+
+  /** initialize → initialized → tools/list; finds the probe tool under whatever name the relay exposes. */
+  async connect(timeoutMs: number): Promise<void> {
+    const init = await this.peer.request(
+      "initialize",
+      {
+        protocolVersion: this.era,
+        capabilities: this.capabilities,
+        clientInfo: { name: "mcpx-conform-answerer", version: "1" },
+      },
+      timeoutMs,
+    );
+    if (init.error) throw new Error(`the relay refused initialize: ${JSON.stringify(init.error)}`);
+    this.negotiated = String((init.result as any)?.protocolVersion ?? "");
+    this.peer.notify("notifications/initialized");
+    const list = await this.peer.request("tools/list", {}, timeoutMs);
+    const tools: any[] = (list.result as any)?.tools ?? [];
+    const tool = tools.find((t) => typeof t?.name === "string" && t.name.endsWith(PROBE_TOOL));
+    if (!tool) throw new Error(`the relay does not expose the upstream's ${PROBE_TOOL} tool (tools/list: ${JSON.stringify(list).slice(0, 300)})`);
+    this.probeTool = tool.name;
+  }
+
+  script(answer: Answer): void {
+    this.answer = answer;
+    this.asked = [];
+    this.answered = undefined;
+  }
+
+  callProbe(caseKey: string, timeoutMs: number) {
+    return this.peer.request("tools/call", { name: this.probeTool, arguments: { caseKey } }, timeoutMs);
+  }
+
+  private async handle(method: string, params: unknown) {
+    if (method === "ping") return { result: {} };
+    if (method === "roots/list") return { result: { roots: [] } };
+    if (method !== "sampling/createMessage") return { error: { code: -32601, message: `Method not found: ${method}` } };
+    this.asked.push(params);
+    const answer = this.answer;
+    if (!answer) return { error: { code: -32603, message: "mcpx-conform: no case is running" } };
+    switch (answer.action) {
+      case "accept":
+        this.answered = { result: answer.result };
+        return { result: answer.result };
+      case "decline": {
+        const error = answer.error ?? DEFAULT_DECLINE;
+        this.answered = { error };
+        return { error };
+      }
+      case "error":
+        this.answered = { error: answer.error };
+        return { error: answer.error as { code: number; message: string } };
+      case "expire":
+        return { noReply: true as const };
+    }
+  }
+}

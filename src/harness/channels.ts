@@ -1,0 +1,150 @@
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
+import { type Server, type Socket, createServer } from "node:net";
+import type { LineChannel } from "./jsonrpc-peer.ts";
+import type { FrameRecorder } from "./frames.ts";
+import type { Frame } from "../model/evidence.ts";
+
+/** Splits a byte stream into lines (newline-delimited JSON framing of MCP's stdio transport). */
+function lineSplitter(onLine: (line: string) => void): (chunk: Buffer | string) => void {
+  let buffer = "";
+  return (chunk) => {
+    buffer += chunk.toString();
+    let index = buffer.indexOf("\n");
+    while (index >= 0) {
+      const line = buffer.slice(0, index).replace(/\r$/, "");
+      buffer = buffer.slice(index + 1);
+      if (line.length > 0) onLine(line);
+      index = buffer.indexOf("\n");
+    }
+  };
+}
+
+/** The stdio of a spawned relay as a line channel. */
+export function childStdioChannel(child: ChildProcessWithoutNullStreams): LineChannel {
+  const lineHandlers: Array<(line: string) => void> = [];
+  const closeHandlers: Array<(reason: string) => void> = [];
+  child.stdout.on("data", lineSplitter((line) => lineHandlers.forEach((h) => h(line))));
+  child.stdin.on("error", () => undefined);
+  child.on("exit", (code, signal) => closeHandlers.forEach((h) => h(`relay exited (${signal ?? `code ${code}`})`)));
+  return {
+    send: (line) => {
+      if (child.stdin.writable) child.stdin.write(`${line}\n`);
+    },
+    onLine: (h) => lineHandlers.push(h),
+    onClose: (h) => closeHandlers.push(h),
+  };
+}
+
+/** A TCP socket as a line channel; `initial` is data that arrived before the channel was made. */
+export function socketChannel(socket: Socket, initial = ""): LineChannel {
+  const lineHandlers: Array<(line: string) => void> = [];
+  const closeHandlers: Array<(reason: string) => void> = [];
+  const early: string[] = [];
+  const split = lineSplitter((line) => {
+    if (lineHandlers.length === 0) early.push(line);
+    else for (const h of lineHandlers) h(line);
+  });
+  split(initial);
+  socket.on("data", split);
+  socket.on("close", () => closeHandlers.forEach((h) => h("the relay closed the upstream's stdio")));
+  socket.on("error", () => undefined);
+  return {
+    send: (line) => {
+      if (!socket.destroyed) socket.write(`${line}\n`);
+    },
+    onLine: (h) => {
+      lineHandlers.push(h);
+      for (const line of early.splice(0)) h(line);
+    },
+    onClose: (h) => closeHandlers.push(h),
+  };
+}
+
+/** Wraps a channel so every frame is recorded at the given end, relative to the relay. */
+export function recorded(channel: LineChannel, recorder: FrameRecorder, end: Frame["end"], session?: string): LineChannel {
+  return {
+    send: (line) => {
+      recorder.record(end, "to-relay", line, session);
+      channel.send(line);
+    },
+    onLine: (h) =>
+      channel.onLine((line) => {
+        recorder.record(end, "from-relay", line, session);
+        h(line);
+      }),
+    onClose: (h) => channel.onClose(h),
+  };
+}
+
+/**
+ * Loopback control channel: every upstream shim the relay launches connects here and introduces itself with
+ * a token; the token names the harness session the upstream belongs to.
+ */
+export class ControlServer {
+  private server: Server | undefined;
+  private readonly waiting = new Map<string, Array<(channel: LineChannel) => void>>();
+  private readonly arrived = new Map<string, LineChannel[]>();
+  private readonly sockets = new Set<Socket>();
+  address = "";
+
+  async start(): Promise<void> {
+    this.server = createServer((socket) => this.accept(socket));
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once("error", reject);
+      this.server!.listen(0, "127.0.0.1", () => resolve());
+    });
+    const addr = this.server.address();
+    if (addr === null || typeof addr === "string") throw new Error("control server has no TCP address");
+    this.address = `127.0.0.1:${addr.port}`;
+  }
+
+  /** Resolves with the next upstream connection that presents `token`. */
+  next(token: string, timeoutMs: number): Promise<LineChannel> {
+    const ready = this.arrived.get(token)?.shift();
+    if (ready) return Promise.resolve(ready);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const list = this.waiting.get(token) ?? [];
+        this.waiting.set(token, list.filter((w) => w !== deliver));
+        reject(new Error(`the relay did not launch the harness upstream within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const deliver = (channel: LineChannel) => {
+        clearTimeout(timer);
+        resolve(channel);
+      };
+      this.waiting.set(token, [...(this.waiting.get(token) ?? []), deliver]);
+    });
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  private accept(socket: Socket): void {
+    this.sockets.add(socket);
+    socket.on("close", () => this.sockets.delete(socket));
+    let buffer = "";
+    const onData = (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const index = buffer.indexOf("\n");
+      if (index < 0) return;
+      socket.off("data", onData);
+      const helloLine = buffer.slice(0, index);
+      const rest = buffer.slice(index + 1);
+      let token = "";
+      try {
+        token = String(JSON.parse(helloLine).hello ?? "");
+      } catch {
+        socket.destroy();
+        return;
+      }
+      const channel = socketChannel(socket, rest);
+      const waiter = this.waiting.get(token)?.shift();
+      if (waiter) waiter(channel);
+      else this.arrived.set(token, [...(this.arrived.get(token) ?? []), channel]);
+    };
+    socket.on("data", onData);
+    socket.on("error", () => undefined);
+  }
+}

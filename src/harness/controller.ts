@@ -1,0 +1,107 @@
+import type { LoadedCase } from "../model/load.ts";
+import type { Frame, Observation } from "../model/evidence.ts";
+import type { TargetProfile } from "../model/target.ts";
+import type { Era } from "../validator/eras.ts";
+import { ControlServer } from "./channels.ts";
+import { canaryFor, withCanary } from "./instantiate.ts";
+import { RelaySession } from "./session.ts";
+
+/** Everything the harness saw for one case × era, ready to be judged. */
+export interface CaseRun {
+  kase: LoadedCase;
+  era: Era;
+  canary: string;
+  startedAt: string;
+  durationMs: number;
+  observation: Observation;
+  frames: Frame[];
+  negotiated: { upstream: string | null; downstream: string | null };
+  /** Set when the harness could not run the case at all (the relay would not start, …). */
+  harnessError?: string;
+  relayLog?: string;
+}
+
+export interface RunPlan {
+  profile: TargetProfile;
+  profileFile?: string;
+  /** Cases with the eras each runs in, in order; cases sharing an era and capabilities share a relay session. */
+  work: Array<{ kase: LoadedCase; era: Era }>;
+  seed: number;
+  onCase?: (run: CaseRun) => void;
+}
+
+/** Capabilities the answerer declares for a case: the case's own, else sampling (+tools when the request has tools). */
+export function answererCapabilities(kase: LoadedCase): Record<string, unknown> {
+  if (kase.capabilities) return kase.capabilities;
+  const hasTools = "tools" in kase.request || "toolChoice" in kase.request;
+  return { sampling: hasTools ? { tools: {} } : {} };
+}
+
+/**
+ * Runs every planned case against the target: groups them into relay sessions by era and declared
+ * capabilities, reopens a session when the relay dies, and always reaps what it started.
+ */
+export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
+  const control = new ControlServer();
+  await control.start();
+  const runs: CaseRun[] = [];
+  const groups = new Map<string, Array<{ kase: LoadedCase; era: Era }>>();
+  for (const item of plan.work) {
+    const key = `${item.era} ${JSON.stringify(answererCapabilities(item.kase))}`;
+    groups.set(key, [...(groups.get(key) ?? []), item]);
+  }
+  let n = 0;
+  try {
+    for (const items of groups.values()) {
+      let session: RelaySession | undefined;
+      let startError: string | undefined;
+      for (const { kase, era } of items) {
+        const canary = canaryFor(kase.id, era, plan.seed, n++);
+        const params = withCanary(kase.request, canary);
+        const answer = withCanary(kase.answer, canary);
+        const expect = withCanary(kase.expect, canary);
+        const startedAt = new Date().toISOString();
+        const t0 = performance.now();
+        if (!session || session.broken) {
+          await session?.close();
+          session = undefined;
+          try {
+            session = await RelaySession.open({
+              profile: plan.profile,
+              profileFile: plan.profileFile,
+              era,
+              capabilities: answererCapabilities(kase),
+              control,
+            });
+            startError = undefined;
+          } catch (error) {
+            startError = error instanceof Error ? error.message : String(error);
+          }
+        }
+        let run: CaseRun;
+        if (!session) {
+          run = {
+            kase,
+            era,
+            canary,
+            startedAt,
+            durationMs: Math.round(performance.now() - t0),
+            observation: { sent: params, asked: [], upstream: { kind: "broken", detail: `the relay session could not start: ${startError}` } },
+            frames: [],
+            negotiated: { upstream: null, downstream: null },
+          };
+        } else {
+          const out = await session.runCase({ caseKey: `${kase.row}/${kase.id}@${era}`, params, answer });
+          run = { kase, era, canary, startedAt, durationMs: Math.round(performance.now() - t0), ...out };
+        }
+        const judgedAs = { ...run, kase: { ...kase, expect } };
+        runs.push(judgedAs);
+        plan.onCase?.(judgedAs);
+      }
+      await session?.close();
+    }
+  } finally {
+    await control.close();
+  }
+  return runs;
+}

@@ -1,0 +1,34 @@
+import type { Frame } from "../model/evidence.ts";
+
+type End = Frame["end"];
+type Dir = Frame["dir"];
+
+/**
+ * Records every frame seen at either end of the relay, with the time since the recorder's epoch.
+ * One recorder serves a whole relay session; each case reads the slice of frames seen while it ran.
+ */
+export class FrameRecorder {
+  private readonly frames: Frame[] = [];
+  private epoch = performance.now();
+
+  record(end: End, dir: Dir, raw: string, session?: string): void {
+    const frame: Frame = { t: Math.round((performance.now() - this.epoch) * 10) / 10, end, dir };
+    try {
+      frame.message = JSON.parse(raw);
+    } catch {
+      frame.raw = raw;
+    }
+    if (session !== undefined) frame.session = session;
+    this.frames.push(frame);
+  }
+
+  /** Starts a new slice; frames recorded from now on have t relative to this moment. */
+  mark(): number {
+    this.epoch = performance.now();
+    return this.frames.length;
+  }
+
+  since(index: number): Frame[] {
+    return this.frames.slice(index);
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * A minimal JSON-RPC 2.0 peer over a line channel (newline-delimited JSON).
+ *
+ * Written by hand rather than on the SDK's Protocol class on purpose: the harness must see every frame
+ * exactly as it came over the wire (the SDK's stdio ReadBuffer parses frames with zod, which drops unknown
+ * top-level keys and throws on malformed ones) and must be able to send frames the SDK refuses to build
+ * (malformed results, bad pairings, raw error objects).
+ */
+
+export interface LineChannel {
+  send(line: string): void;
+  onLine(handler: (line: string) => void): void;
+  onClose(handler: (reason: string) => void): void;
+}
+
+export type JsonRpcId = string | number;
+
+export interface JsonRpcResponse {
+  id: JsonRpcId | null;
+  result?: unknown;
+  error?: { code: unknown; message: unknown; data?: unknown };
+}
+
+/** Handles an incoming request; returns the raw response members (result or error). */
+export type RequestHandler = (
+  method: string,
+  params: unknown,
+  id: JsonRpcId,
+) => Promise<{ result: unknown } | { error: { code: number; message: string; data?: unknown } } | { noReply: true }>;
+
+export class PeerClosedError extends Error {}
+export class PeerTimeoutError extends Error {}
+
+interface Pending {
+  resolve: (response: JsonRpcResponse) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+export class JsonRpcPeer {
+  private nextId = 1;
+  private readonly pending = new Map<string, Pending>();
+  private requestHandler: RequestHandler | undefined;
+  private notificationHandler: ((method: string, params: unknown) => void) | undefined;
+  private closedReason: string | undefined;
+  private readonly closeListeners: Array<(reason: string) => void> = [];
+  /** Lines that were not valid JSON-RPC, kept for the verdict. */
+  readonly garbage: string[] = [];
+
+  constructor(
+    private readonly channel: LineChannel,
+    private readonly idPrefix = "",
+  ) {
+    channel.onLine((line) => this.receive(line));
+    channel.onClose((reason) => this.close(reason));
+  }
+
+  get closed(): string | undefined {
+    return this.closedReason;
+  }
+
+  onRequest(handler: RequestHandler): void {
+    this.requestHandler = handler;
+  }
+
+  onNotification(handler: (method: string, params: unknown) => void): void {
+    this.notificationHandler = handler;
+  }
+
+  onClose(listener: (reason: string) => void): void {
+    if (this.closedReason !== undefined) listener(this.closedReason);
+    else this.closeListeners.push(listener);
+  }
+
+  /** Sends a request and waits for its response (result or error), or rejects on timeout/close. */
+  request(method: string, params: unknown, timeoutMs: number): Promise<JsonRpcResponse> {
+    const id: JsonRpcId = this.idPrefix ? `${this.idPrefix}${this.nextId++}` : this.nextId++;
+    return new Promise((resolve, reject) => {
+      if (this.closedReason !== undefined) {
+        reject(new PeerClosedError(this.closedReason));
+        return;
+      }
+      const timer = setTimeout(() => {
+        this.pending.delete(String(id));
+        reject(new PeerTimeoutError(`no response to ${method} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.pending.set(String(id), { resolve, reject, timer });
+      this.sendRaw(JSON.stringify(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params }));
+    });
+  }
+
+  notify(method: string, params?: unknown): void {
+    this.sendRaw(JSON.stringify(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params }));
+  }
+
+  /** Sends any text as one frame, legal or not. */
+  sendRaw(line: string): void {
+    if (this.closedReason !== undefined) return;
+    this.channel.send(line);
+  }
+
+  close(reason: string): void {
+    if (this.closedReason !== undefined) return;
+    this.closedReason = reason;
+    for (const [key, p] of this.pending) {
+      clearTimeout(p.timer);
+      p.reject(new PeerClosedError(reason));
+      this.pending.delete(key);
+    }
+    for (const listener of this.closeListeners.splice(0)) listener(reason);
+  }
+
+  private receive(line: string): void {
+    if (line.trim() === "") return;
+    let message: any;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      this.garbage.push(line);
+      return;
+    }
+    if (message === null || typeof message !== "object" || Array.isArray(message)) {
+      this.garbage.push(line);
+      return;
+    }
+    const hasId = "id" in message && (typeof message.id === "string" || typeof message.id === "number");
+    if (typeof message.method === "string") {
+      if (hasId) void this.answer(message.method, message.params, message.id);
+      else this.notificationHandler?.(message.method, message.params);
+      return;
+    }
+    if ("result" in message || "error" in message) {
+      const pending = hasId ? this.pending.get(String(message.id)) : undefined;
+      if (!pending) {
+        this.garbage.push(line);
+        return;
+      }
+      this.pending.delete(String(message.id));
+      clearTimeout(pending.timer);
+      pending.resolve(message as JsonRpcResponse);
+      return;
+    }
+    this.garbage.push(line);
+  }
+
+  private async answer(method: string, params: unknown, id: JsonRpcId): Promise<void> {
+    if (!this.requestHandler) {
+      this.sendRaw(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32601, message: `Method not found: ${method}` } }));
+      return;
+    }
+    try {
+      const reply = await this.requestHandler(method, params, id);
+      if ("noReply" in reply) return;
+      this.sendRaw(JSON.stringify({ jsonrpc: "2.0", id, ...reply }));
+    } catch (error) {
+      this.sendRaw(
+        JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message: `harness handler failed: ${String(error)}` } }),
+      );
+    }
+  }
+}

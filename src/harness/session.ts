@@ -1,0 +1,180 @@
+import { randomBytes } from "node:crypto";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Answer } from "../model/case.ts";
+import type { Frame, Observation, UpstreamOutcome } from "../model/evidence.ts";
+import type { TargetProfile } from "../model/target.ts";
+import type { Era } from "../validator/eras.ts";
+import { ClientAnswerer } from "./answerer.ts";
+import { type ControlServer, childStdioChannel, recorded } from "./channels.ts";
+import { FrameRecorder } from "./frames.ts";
+import { freePort, RelayProcess } from "./relay-process.ts";
+import { ScriptedUpstream } from "./upstream.ts";
+
+const SHIM = join(dirname(fileURLToPath(import.meta.url)), "upstream-shim.mjs");
+
+export interface SessionOptions {
+  profile: TargetProfile;
+  profileFile?: string;
+  era: Era;
+  capabilities: Record<string, unknown>;
+  control: ControlServer;
+}
+
+export interface CaseRunInput {
+  caseKey: string;
+  params: Record<string, unknown>;
+  answer: Answer;
+}
+
+export interface CaseRunOutput {
+  observation: Observation;
+  frames: Frame[];
+  negotiated: { upstream: string | null; downstream: string | null };
+  /** Relay stderr seen during the case, when the relay broke. */
+  relayLog?: string;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms);
+    }),
+  ]);
+}
+
+/**
+ * One relay process with one downstream session in one era: the harness upstream at one end (launched by
+ * the relay through the shim), the harness answerer at the other. Cases run through it one after another.
+ */
+export class RelaySession {
+  readonly recorder = new FrameRecorder();
+  private relay!: RelayProcess;
+  private answerer!: ClientAnswerer;
+  private upstream: Promise<ScriptedUpstream> | undefined;
+  private upstreamReady: ScriptedUpstream | undefined;
+  private readonly tmp: string;
+
+  private constructor(private readonly options: SessionOptions) {
+    this.tmp = mkdtempSync(join(tmpdir(), "mcpx-conform-"));
+  }
+
+  static async open(options: SessionOptions): Promise<RelaySession> {
+    const session = new RelaySession(options);
+    try {
+      await session.start();
+    } catch (error) {
+      const log = session.relay?.stderr.trim();
+      await session.close();
+      const detail = error instanceof Error ? error.message : String(error);
+      throw new Error(`${detail}${log ? `; relay stderr: ${log.split("\n").slice(-5).join(" | ")}` : ""}`);
+    }
+    return session;
+  }
+
+  /** True when the relay died or a channel closed: the controller opens a fresh session. */
+  get broken(): boolean {
+    return this.relay.exited !== undefined || this.answerer.peer.closed !== undefined;
+  }
+
+  private async start(): Promise<void> {
+    const { profile, era, control } = this.options;
+    const token = randomBytes(8).toString("hex");
+    const shim = join(this.tmp, "upstream");
+    writeFileSync(shim, `#!/bin/sh\nexec '${process.execPath}' '${SHIM}' '${control.address}' '${token}'\n`);
+    chmodSync(shim, 0o755);
+    const port = await freePort();
+    if (profile.downstream.transport !== "stdio" || profile.upstream.transport !== "stdio") {
+      throw new Error(
+        `transport ${profile.upstream.transport}→${profile.downstream.transport} is not supported by this harness build (stdio only)`,
+      );
+    }
+    this.relay = new RelayProcess(profile, this.options.profileFile, {
+      "upstream.command": shim,
+      port: String(port),
+      tmp: this.tmp,
+    });
+    this.upstream = control.next(token, profile.startupTimeoutMs).then((channel) => {
+      const upstream = new ScriptedUpstream(recorded(channel, this.recorder, "upstream"), era);
+      this.upstreamReady = upstream;
+      return upstream;
+    });
+    this.upstream.catch(() => undefined);
+    const channel = recorded(childStdioChannel(this.relay.child), this.recorder, "downstream");
+    this.answerer = new ClientAnswerer(channel, era, this.options.capabilities);
+    const exited = new Promise<never>((_, reject) =>
+      this.relay.child.once("exit", () => reject(new Error(`the relay ${this.relay.exited ?? "exited"} during start-up`))),
+    );
+    exited.catch(() => undefined);
+    await Promise.race([this.answerer.connect(profile.startupTimeoutMs), exited]);
+  }
+
+  async runCase(input: CaseRunInput): Promise<CaseRunOutput> {
+    const { profile } = this.options;
+    const start = this.recorder.mark();
+    const waitMs = Math.max(500, profile.caseTimeoutMs - 500);
+    this.answerer.script(input.answer);
+    let upstream: ScriptedUpstream | undefined;
+    let outcome: UpstreamOutcome;
+    try {
+      upstream = await withTimeout(this.upstream!, profile.startupTimeoutMs, "the relay launching the harness upstream");
+      let settle!: (o: UpstreamOutcome) => void;
+      const outcomeP = new Promise<UpstreamOutcome>((r) => {
+        settle = r;
+      });
+      upstream.arm({ caseKey: input.caseKey, params: input.params, waitMs, done: settle });
+      const callP = this.answerer.callProbe(input.caseKey, profile.caseTimeoutMs + 1000).then(
+        (response) => ({ response }),
+        (error: Error) => ({ error }),
+      );
+      const first = await Promise.race([outcomeP.then((o) => ({ outcome: o })), callP.then((c) => ({ call: c }))]);
+      if ("outcome" in first) {
+        outcome = first.outcome;
+        await Promise.race([callP, sleep(2000)]);
+      } else {
+        // The probe call ended first: give the upstream a moment, else the sampling round never completed.
+        const late = await Promise.race([outcomeP, sleep(300).then(() => undefined)]);
+        const call = first.call;
+        const how =
+          "error" in call
+            ? call.error.message
+            : `the relay answered the probe tool call with ${JSON.stringify(call.response.error ?? call.response.result).slice(0, 200)}`;
+        outcome = late ?? {
+          kind: "broken",
+          detail: upstream.strayCalls.length
+            ? `the probe tool call reached the upstream twice; ${how}`
+            : `the upstream's sampling request was never answered: ${how}`,
+        };
+        if (!late) upstream.arm(undefined as never);
+      }
+    } catch (error) {
+      outcome = { kind: "broken", detail: error instanceof Error ? error.message : String(error) };
+    }
+    if (this.relay.exited && outcome.kind !== "result" && outcome.kind !== "error") {
+      outcome = { kind: "broken", detail: `the relay ${this.relay.exited}` };
+    }
+    const output: CaseRunOutput = {
+      observation: {
+        sent: input.params,
+        asked: [...this.answerer.asked],
+        answered: this.answerer.answered,
+        upstream: outcome,
+      },
+      frames: this.recorder.since(start),
+      negotiated: { upstream: this.upstreamReady?.negotiated ?? null, downstream: this.answerer.negotiated },
+    };
+    if (outcome.kind === "broken" && this.relay.stderr) output.relayLog = this.relay.stderr.slice(-2000);
+    return output;
+  }
+
+  async close(): Promise<void> {
+    await this.relay?.stop();
+    rmSync(this.tmp, { recursive: true, force: true });
+  }
+}

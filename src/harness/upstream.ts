@@ -1,0 +1,100 @@
+import type { Era } from "../validator/eras.ts";
+import type { UpstreamOutcome } from "../model/evidence.ts";
+import { JsonRpcPeer, PeerClosedError, PeerTimeoutError, type LineChannel } from "./jsonrpc-peer.ts";
+
+export const PROBE_TOOL = "conformance_probe";
+
+/** What the upstream does on the next probe tool call: send these sampling params and report what came back. */
+export interface Probe {
+  caseKey: string;
+  params: Record<string, unknown>;
+  /** How long to wait for the relay's answer to the sampling request. */
+  waitMs: number;
+  done: (outcome: UpstreamOutcome) => void;
+}
+
+/**
+ * The scripted upstream MCP server (legacy eras: initialize handshake, sampling as a server→client request).
+ * It exposes one tool; each call sends the current case's sampling/createMessage to the relay, waits for the
+ * answer, and reports exactly what came back (result or error object, raw) to the controller.
+ */
+export class ScriptedUpstream {
+  readonly peer: JsonRpcPeer;
+  /** What the relay asked for at initialize. */
+  initialize: { protocolVersion?: unknown; capabilities?: unknown; clientInfo?: unknown } | undefined;
+  negotiated: string | null = null;
+  private probe: Probe | undefined;
+  /** Case keys of probe calls that arrived with no probe armed (a late or duplicated call). */
+  readonly strayCalls: unknown[] = [];
+
+  constructor(
+    channel: LineChannel,
+    private readonly era: Era,
+  ) {
+    this.peer = new JsonRpcPeer(channel, "up-");
+    this.peer.onRequest((method, params) => this.handle(method, params));
+    this.peer.onNotification(() => undefined);
+  }
+
+  arm(probe: Probe): void {
+    this.probe = probe;
+  }
+
+  private async handle(method: string, params: any) {
+    switch (method) {
+      case "initialize":
+        this.initialize = params ?? {};
+        this.negotiated = this.era;
+        return {
+          result: {
+            protocolVersion: this.era,
+            capabilities: { tools: {} },
+            serverInfo: { name: "mcpx-conform-upstream", version: "1" },
+          },
+        };
+      case "ping":
+        return { result: {} };
+      case "tools/list":
+        return {
+          result: {
+            tools: [
+              {
+                name: PROBE_TOOL,
+                description: "mcpx-conform probe: sends one scripted sampling/createMessage and reports the answer",
+                inputSchema: { type: "object", properties: { caseKey: { type: "string" } } },
+              },
+            ],
+          },
+        };
+      case "tools/call":
+        return this.call(params);
+      default:
+        return { error: { code: -32601, message: `Method not found: ${method}` } };
+    }
+  }
+
+  private async call(params: any) {
+    const probe = this.probe;
+    if (!probe) {
+      this.strayCalls.push(params);
+      return { error: { code: -32603, message: "no conformance case is running" } };
+    }
+    this.probe = undefined;
+    let outcome: UpstreamOutcome;
+    const started = performance.now();
+    try {
+      const response = await this.peer.request("sampling/createMessage", probe.params, probe.waitMs);
+      outcome =
+        response.error !== undefined
+          ? { kind: "error", error: response.error as any }
+          : { kind: "result", result: response.result };
+    } catch (error) {
+      outcome =
+        error instanceof PeerTimeoutError
+          ? { kind: "timeout", afterMs: Math.round(performance.now() - started) }
+          : { kind: "broken", detail: error instanceof PeerClosedError ? error.message : String(error) };
+    }
+    probe.done(outcome);
+    return { result: { content: [{ type: "text", text: `mcpx-conform recorded the ${outcome.kind}` }] } };
+  }
+}

@@ -1,0 +1,195 @@
+import type { Expectation } from "../model/case.ts";
+import type { Check, Observation, UpstreamOutcome } from "../model/evidence.ts";
+import type { Severity } from "../model/register.ts";
+import type { CaseStatus } from "../model/results.ts";
+import type { Era } from "../validator/eras.ts";
+import { firstDifference } from "./json-diff.ts";
+
+/**
+ * The one place a case's verdict is decided: from what each end of the relay actually saw, never from
+ * what the relay claims.
+ */
+
+export interface CaseVerdict {
+  status: CaseStatus;
+  reason: string;
+  checks: Check[];
+}
+
+export interface JudgeInput {
+  expect: Expectation[];
+  era: Era;
+  severity: Severity;
+  observation: Observation;
+  /** The case × era canary; requests the answerer saw must carry it when the sent request did. */
+  canary: string;
+}
+
+const clip = (s: string, n = 160) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+/** One phrase for what reached the upstream. */
+export function describeOutcome(outcome: UpstreamOutcome): string {
+  switch (outcome.kind) {
+    case "result": {
+      const r = outcome.result as Record<string, unknown> | null;
+      const model = r && typeof r === "object" ? JSON.stringify(r.model) : "?";
+      const role = r && typeof r === "object" ? JSON.stringify(r.role) : "?";
+      return `a result (role ${role ?? "missing"}, model ${model ?? "missing"})`;
+    }
+    case "error":
+      return `error ${JSON.stringify(outcome.error.code)} ${clip(JSON.stringify(outcome.error.message))}`;
+    case "withheld":
+      return `no response for the input (${outcome.detail})`;
+    case "timeout":
+      return `no answer within ${outcome.afterMs} ms`;
+    case "broken":
+      return `a broken exchange (${clip(outcome.detail, 240)})`;
+  }
+}
+
+function describeExpectation(e: Expectation): string {
+  const asked = "asked" in e && e.asked !== undefined ? (e.asked ? ", after asking the answerer" : ", without asking the answerer") : "";
+  switch (e.outcome) {
+    case "delivered":
+      return "the answer delivered unchanged";
+    case "error": {
+      const codes = e.code === undefined ? "(any code)" : Array.isArray(e.code) ? e.code.join(" or ") : String(e.code);
+      return `error ${codes}${e.message ? ` matching /${e.message}/` : ""}${asked}`;
+    }
+    case "withheld":
+      return `no response for the input${asked}`;
+  }
+}
+
+function askedChecks(asked: boolean | undefined, observation: Observation): Check[] {
+  if (asked === undefined) return [];
+  const n = observation.asked.length;
+  return asked
+    ? [{ id: "answerer-asked", ok: n > 0, detail: n > 0 ? `the answerer was asked (${n}×)` : "the answerer was never asked" }]
+    : [
+        {
+          id: "answerer-not-asked",
+          ok: n === 0,
+          detail: n === 0 ? "the answerer was never asked" : `the answerer was asked ${n}× about a request that had to be refused first`,
+        },
+      ];
+}
+
+function expectationChecks(e: Expectation, o: Observation): Check[] {
+  const up = o.upstream;
+  switch (e.outcome) {
+    case "delivered": {
+      const checks: Check[] = [];
+      checks.push({ id: "upstream-got-result", ok: up.kind === "result", detail: `the upstream received ${describeOutcome(up)}` });
+      const answered = o.answered as { result?: unknown } | undefined;
+      const hasAnswer = answered !== undefined && "result" in answered;
+      checks.push({
+        id: "answerer-answered",
+        ok: hasAnswer,
+        detail: hasAnswer ? "the answerer was asked and answered with a result" : "the answerer never answered with a result",
+      });
+      if (up.kind === "result" && hasAnswer) {
+        const d = firstDifference(answered.result, up.result);
+        checks.push({
+          id: "result-unchanged",
+          ok: d === null,
+          detail: d === null ? "the result reached the upstream unchanged" : `the result the upstream received differs at ${d}`,
+        });
+      }
+      if (o.asked.length > 0) {
+        const d = firstDifference(o.sent, o.asked[0]);
+        checks.push({
+          id: "request-unchanged",
+          ok: d === null,
+          detail: d === null ? "the request reached the answerer unchanged" : `the request the answerer received differs at ${d}`,
+        });
+      }
+      if (o.asked.length > 1) {
+        checks.push({ id: "asked-once", ok: false, detail: `the answerer was asked ${o.asked.length}× for one request` });
+      }
+      return checks;
+    }
+    case "error": {
+      const checks: Check[] = [
+        { id: "upstream-got-error", ok: up.kind === "error", detail: `the upstream received ${describeOutcome(up)}` },
+      ];
+      if (up.kind === "error") {
+        if (e.code !== undefined) {
+          const codes = Array.isArray(e.code) ? e.code : [e.code];
+          const ok = codes.includes(up.error.code as number);
+          checks.push({
+            id: "error-code",
+            ok,
+            detail: ok
+              ? `error code ${up.error.code} as expected`
+              : `error code ${JSON.stringify(up.error.code)}, expected ${codes.join(" or ")}`,
+          });
+        }
+        if (e.message) {
+          const matches = typeof up.error.message === "string" && new RegExp(e.message, "i").test(up.error.message);
+          checks.push({
+            id: "error-message",
+            ok: matches,
+            detail: matches
+              ? `the message matches /${e.message}/`
+              : `the message ${clip(JSON.stringify(up.error.message))} does not match /${e.message}/`,
+          });
+        }
+      }
+      return [...checks, ...askedChecks(e.asked, o)];
+    }
+    case "withheld":
+      return [
+        { id: "upstream-withheld", ok: up.kind === "withheld", detail: `the upstream received ${describeOutcome(up)}` },
+        ...askedChecks(e.asked, o),
+      ];
+  }
+}
+
+function crossTalkCheck(o: Observation, canary: string): Check[] {
+  if (!JSON.stringify(o.sent).includes(canary) || o.asked.length === 0) return [];
+  const foreign = o.asked.filter((a) => !JSON.stringify(a).includes(canary));
+  return [
+    {
+      id: "no-cross-talk",
+      ok: foreign.length === 0,
+      detail: foreign.length === 0 ? "every request the answerer saw came from this case" : "the answerer received a request from another case",
+    },
+  ];
+}
+
+export function judgeCase(input: JudgeInput): CaseVerdict {
+  const { observation: o } = input;
+  const applicable = input.expect.filter((e) => !e.eras || e.eras.includes(input.era));
+  if (applicable.length === 0) {
+    return { status: "error", reason: `the case states no expected outcome for ${input.era}`, checks: [] };
+  }
+  const common = crossTalkCheck(o, input.canary);
+  let best: { e: Expectation; checks: Check[]; failed: number } | undefined;
+  for (const e of applicable) {
+    const checks = [...expectationChecks(e, o), ...common];
+    const failed = checks.filter((c) => !c.ok).length;
+    if (failed === 0) {
+      return { status: "pass", reason: `the upstream received ${describeOutcome(o.upstream)}, as expected`, checks };
+    }
+    if (!best || failed < best.failed) best = { e, checks, failed };
+  }
+  const chosen = best!;
+  const wrong = chosen.checks.filter((c) => !c.ok).map((c) => c.detail);
+  const expected = applicable.map(describeExpectation).join(", or ");
+  const reason = `${wrong.join("; ")} — expected ${expected}`;
+  return { status: input.severity === "failure" ? "fail" : "warn", reason: reason.charAt(0).toUpperCase() + reason.slice(1), checks: chosen.checks };
+}
+
+/**
+ * A relay that never relays sampling must not be credited with refusing bad requests or honouring denials:
+ * every case of an era counts only when that era's round-trip prerequisite passed.
+ */
+export function applyPrerequisite(verdict: CaseVerdict, prerequisite: { met: boolean; what: string }): CaseVerdict {
+  if (prerequisite.met || verdict.status === "fail" || verdict.status === "error") return verdict;
+  return {
+    status: "fail",
+    reason: `Prerequisite not met: ${prerequisite.what}, so this case proves nothing (it would otherwise have been ${verdict.status})`,
+    checks: [...verdict.checks, { id: "prerequisite", ok: false, detail: prerequisite.what }],
+  };
+}

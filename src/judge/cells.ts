@@ -1,0 +1,73 @@
+import { type CellSide, type Register, type RegisterRow, rowCellSides } from "../model/register.ts";
+import type { CaseResult, Cell, CellStatus, Results } from "../model/results.ts";
+import type { Era } from "../validator/eras.ts";
+
+export interface JudgedCase {
+  row: string;
+  era: Era;
+  side: CellSide;
+  result: CaseResult;
+}
+
+/** The cell side a case judges: its own when the row is on both sides, else the row's. */
+export function caseSide(row: RegisterRow, side: CellSide | undefined): CellSide {
+  if (side) return side;
+  return row.side === "both" ? "client" : (row.side as CellSide);
+}
+
+/** Worst case status wins: error > fail > warn > pass (skips are ignored unless nothing else ran). */
+export function cellStatus(cases: CaseResult[]): CellStatus {
+  const statuses = new Set(cases.map((c) => c.status));
+  if (statuses.has("fail")) return "fail";
+  if (statuses.has("error")) return "error";
+  if (statuses.has("warn")) return "warn";
+  if (statuses.has("pass")) return "pass";
+  return "not-run";
+}
+
+/**
+ * Builds every cell (row × era × side) for the eras that were selected: n/a rows keep their reason, testable
+ * rows with no case are `not-run` (never a silent pass), and eras the harness could not drive carry why.
+ */
+export function buildCells(
+  register: Register,
+  judged: JudgedCase[],
+  eras: Era[],
+  eraNotRun: Partial<Record<Era, string>> = {},
+  rows?: Set<string>,
+): Cell[] {
+  const cells: Cell[] = [];
+  for (const row of register.rows) {
+    if (rows && !rows.has(row.id)) continue;
+    for (const era of row.eras) {
+      if (!eras.includes(era)) continue;
+      for (const side of rowCellSides(row)) {
+        if (row.na) {
+          cells.push({ row: row.id, era, side, status: "n/a", note: row.na, cases: [] });
+          continue;
+        }
+        const notRun = eraNotRun[era];
+        const cases = judged.filter((j) => j.row === row.id && j.era === era && j.side === side).map((j) => j.result);
+        if (cases.length === 0) {
+          cells.push({
+            row: row.id,
+            era,
+            side,
+            status: "not-run",
+            note: notRun ?? "no case in the corpus exercises this cell",
+            cases: [],
+          });
+          continue;
+        }
+        cells.push({ row: row.id, era, side, status: cellStatus(cases), cases });
+      }
+    }
+  }
+  return cells;
+}
+
+export function summarize(cells: Cell[]): Results["summary"] {
+  const summary: Record<string, number> = { pass: 0, fail: 0, warn: 0, error: 0, "not-run": 0, "n/a": 0 };
+  for (const cell of cells) summary[cell.status] = (summary[cell.status] ?? 0) + 1;
+  return summary;
+}

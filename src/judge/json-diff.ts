@@ -1,0 +1,26 @@
+/** Deep JSON equality that reports where two values first differ (key order does not matter). */
+export function firstDifference(a: unknown, b: unknown, pointer = ""): string | null {
+  if (a === b) return null;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") {
+    return pointer || "/";
+  }
+  if (Array.isArray(a) !== Array.isArray(b)) return pointer || "/";
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (a.length !== b.length) return pointer || "/";
+    for (let i = 0; i < a.length; i++) {
+      const d = firstDifference(a[i], b[i], `${pointer}/${i}`);
+      if (d) return d;
+    }
+    return null;
+  }
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const keys = new Set([...Object.keys(ao), ...Object.keys(bo)]);
+  for (const key of keys) {
+    const escaped = key.replaceAll("~", "~0").replaceAll("/", "~1");
+    if (!(key in ao) || !(key in bo)) return `${pointer}/${escaped}`;
+    const d = firstDifference(ao[key], bo[key], `${pointer}/${escaped}`);
+    if (d) return d;
+  }
+  return null;
+}

@@ -1,0 +1,62 @@
+import { validateRequest, validateResult } from "../validator/index.ts";
+import type { Era } from "../validator/eras.ts";
+import type { SamplingCapabilities, Verdict } from "../validator/types.ts";
+
+/** A JSON-RPC error as the relay sends it upstream. */
+export interface WireError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/**
+ * The decisions a sampling relay makes at the trust boundary. The reference relay uses `REFERENCE_POLICY`;
+ * each deliberately broken relay under targets/broken/ replaces exactly one decision with a realistic defect.
+ */
+export interface RelayPolicy {
+  /** Checks a request from the upstream before any question opens; null means "do not check". */
+  checkRequest(params: unknown, ctx: { era: Era; capabilities: SamplingCapabilities }): Verdict | null;
+  /** Checks whether the downstream's era can carry the request (content shape, tools). */
+  checkDownstreamCarries(params: unknown, ctx: { era: Era; capabilities: SamplingCapabilities }): Verdict | null;
+  /** Checks the downstream's result against the request before relaying it. */
+  checkResult(result: unknown, ctx: { era: Era; request: unknown }): Verdict | null;
+  /** Turns a refused request into the error sent upstream. */
+  refuseRequest(verdict: Verdict): WireError;
+  refuseForDownstream(verdict: Verdict, downstreamEra: string): WireError;
+  refuseResult(verdict: Verdict): WireError;
+  /** Relays an error the downstream answered with (e.g. -1 when the user declined). */
+  relayDownstreamError(error: { code: number; message: string; data?: unknown }): WireError;
+  /** The error sent when nobody answered in time. */
+  expired(afterMs: number): WireError;
+  /** May rewrite a result before relaying it (the reference relay never does). */
+  rewriteResult(result: Record<string, unknown>): Record<string, unknown>;
+}
+
+function firstProblem(verdict: Verdict): string {
+  const f = verdict.errors[0];
+  return f ? `${f.message} (rule ${f.rule} at ${f.pointer || "/"})` : "invalid";
+}
+
+export const REFERENCE_POLICY: RelayPolicy = {
+  checkRequest: (params, ctx) => validateRequest(params, ctx),
+  checkDownstreamCarries: (params, ctx) => validateRequest(params, ctx),
+  checkResult: (result, ctx) => validateResult(result, ctx),
+  refuseRequest: (verdict) => ({
+    code: verdict.code ?? -32602,
+    message: `Invalid sampling request: ${firstProblem(verdict)}`,
+  }),
+  refuseForDownstream: (verdict, downstreamEra) => ({
+    code: -32602,
+    message: `The client (protocol ${downstreamEra}) cannot carry this sampling request: ${firstProblem(verdict)}`,
+  }),
+  refuseResult: (verdict) => ({
+    code: verdict.code ?? -32603,
+    message: `Invalid sampling result from the client: ${firstProblem(verdict)}`,
+  }),
+  relayDownstreamError: (error) => ({ ...error }),
+  expired: (afterMs) => ({
+    code: -32603,
+    message: `Sampling request expired: no answer from the client within ${afterMs} ms`,
+  }),
+  rewriteResult: (result) => result,
+};

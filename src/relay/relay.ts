@@ -1,0 +1,170 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  InitializeRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { isEra, type Era } from "../validator/eras.ts";
+import type { SamplingCapabilities } from "../validator/types.ts";
+import { REFERENCE_POLICY, type RelayPolicy, type WireError } from "./policy.ts";
+
+export interface RelayOptions {
+  /** The upstream MCP server to launch on stdio: program and arguments. */
+  upstream: string[];
+  /** How long a sampling question may stay unanswered before the relay reports expiry. */
+  answerTimeoutMs: number;
+  policy?: RelayPolicy;
+  name?: string;
+}
+
+/** Results pass through untouched: validate with our own validator, never strip with a schema. */
+const Untouched = z.custom<Record<string, unknown>>((v) => typeof v === "object" && v !== null);
+
+/** An error whose message goes on the wire exactly as written (the SDK uses `code` and `message` as they are). */
+class WireFailure extends Error {
+  constructor(readonly wire: WireError) {
+    super(wire.message);
+  }
+  get code(): number {
+    return this.wire.code;
+  }
+  get data(): unknown {
+    return this.wire.data;
+  }
+}
+
+/** The SDK prefixes received error messages with "MCP error <code>: "; relay the peer's own words. */
+export function unprefixed(error: McpError): string {
+  const prefix = `MCP error ${error.code}: `;
+  return error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+}
+
+/** Mirrors only what the downstream declared for sampling, so the upstream never asks for more than can be answered. */
+function samplingCapabilitiesFrom(downstream: Record<string, any> | undefined): SamplingCapabilities {
+  const sampling = downstream?.sampling;
+  if (!sampling || typeof sampling !== "object") return {};
+  const mirrored: Record<string, object> = {};
+  if (sampling.tools) mirrored.tools = {};
+  if (sampling.context) mirrored.context = {};
+  return { sampling: mirrored };
+}
+
+class VersionedStdioClientTransport extends StdioClientTransport {
+  protocolVersion: string | undefined;
+  setProtocolVersion(version: string): void {
+    this.protocolVersion = version;
+  }
+}
+
+/**
+ * The reference sampling relay: a stdio MCP server to its downstream client and a stdio MCP client of the
+ * upstream server it launches. It forwards tools and relays sampling, validating requests before a question
+ * opens and results before they are relayed, and answers with honest codes.
+ */
+export async function runRelay(options: RelayOptions): Promise<void> {
+  const policy = options.policy ?? REFERENCE_POLICY;
+  const name = options.name ?? "mcpx-conform-reference-relay";
+  let downstreamEra: Era | undefined;
+  let upstreamEra: Era | undefined;
+  let declared: SamplingCapabilities = {};
+
+  const server = new Server({ name, version: "1" }, { capabilities: { tools: {} } });
+  const client = new Client({ name, version: "1" }, { capabilities: {} });
+  const [program, ...args] = options.upstream;
+  if (!program) throw new Error("no upstream command given");
+  const upstreamTransport = new VersionedStdioClientTransport({
+    command: program,
+    args,
+    env: process.env as Record<string, string>,
+    stderr: "inherit",
+  });
+
+  // The upstream is launched once the downstream has said what it can answer, so that the relay declares
+  // sampling (and sampling.tools / sampling.context) upstream only when its downstream can honour them.
+  let upstreamReady: Promise<void> | undefined;
+  const connectUpstream = () => {
+    upstreamReady ??= (async () => {
+      declared = samplingCapabilitiesFrom(server.getClientCapabilities());
+      client.registerCapabilities(declared);
+      await client.connect(upstreamTransport);
+      const v = upstreamTransport.protocolVersion;
+      upstreamEra = isEra(v) ? v : undefined;
+    })();
+    return upstreamReady;
+  };
+
+  const originalInitialize = (server as any)._oninitialize.bind(server);
+  server.removeRequestHandler("initialize");
+  server.setRequestHandler(InitializeRequestSchema, async (request) => {
+    const result = await originalInitialize(request);
+    downstreamEra = isEra(result.protocolVersion) ? result.protocolVersion : undefined;
+    return result;
+  });
+
+  server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+    await connectUpstream();
+    return client.request({ method: "tools/list", params: request.params }, Untouched);
+  });
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    await connectUpstream();
+    return client.request({ method: "tools/call", params: request.params }, Untouched, {
+      signal: extra.signal,
+      timeout: 10 * 60_000,
+    });
+  });
+
+  // Sampling arrives through the fallback handler on purpose: the SDK's typed handler re-parses the request
+  // with its own lax schemas and reports invalid params as -32603, while the relay must judge the raw request.
+  client.fallbackRequestHandler = async (request, extra) => {
+    if (request.method !== "sampling/createMessage") {
+      throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+    }
+    const params = request.params ?? {};
+    const era = upstreamEra ?? downstreamEra ?? "2025-11-25";
+    const verdict = policy.checkRequest(params, { era, capabilities: declared });
+    if (verdict && !verdict.legal) throw new WireFailure(policy.refuseRequest(verdict));
+    if (downstreamEra && downstreamEra !== era) {
+      const carried = policy.checkDownstreamCarries(params, {
+        era: downstreamEra,
+        capabilities: samplingCapabilitiesFrom(server.getClientCapabilities()),
+      });
+      if (carried && !carried.legal) throw new WireFailure(policy.refuseForDownstream(carried, downstreamEra));
+    }
+    let result: Record<string, unknown>;
+    try {
+      result = await server.request({ method: "sampling/createMessage", params }, Untouched, {
+        timeout: options.answerTimeoutMs,
+        signal: extra.signal,
+      });
+    } catch (error) {
+      if (error instanceof McpError) {
+        if (error.code === ErrorCode.RequestTimeout) throw new WireFailure(policy.expired(options.answerTimeoutMs));
+        if (error.code === ErrorCode.ConnectionClosed) {
+          throw new WireFailure({ code: -32603, message: "The client disconnected before answering the sampling request" });
+        }
+        throw new WireFailure(policy.relayDownstreamError({ code: error.code, message: unprefixed(error), data: error.data }));
+      }
+      throw new WireFailure({ code: -32603, message: `Sampling failed: ${error instanceof Error ? error.message : String(error)}` });
+    }
+    const checked = policy.checkResult(result, { era, request: params });
+    if (checked && !checked.legal) throw new WireFailure(policy.refuseResult(checked));
+    return policy.rewriteResult(result) as any;
+  };
+
+  const downstreamTransport = new StdioServerTransport();
+  await server.connect(downstreamTransport);
+  await new Promise<void>((resolve) => {
+    const done = () => resolve();
+    server.onclose = done;
+    process.stdin.once("end", done);
+    process.once("SIGTERM", done);
+  });
+  await client.close().catch(() => undefined);
+  await server.close().catch(() => undefined);
+}
