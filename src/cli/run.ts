@@ -80,8 +80,8 @@ export async function run(opts: RunOptions): Promise<{ code: number; results: Re
   const startedAt = new Date().toISOString();
   const stamp = startedAt.replace(/[:.]/g, "-");
   const outDir = resolve(opts.out ?? join("reports", profile.name, stamp));
-  const log = (line: string) => {
-    if (!opts.quiet) process.stderr.write(`${line}\n`);
+  const log = (line: string, always = false) => {
+    if (always || !opts.quiet) process.stderr.write(`${line}\n`);
   };
   log(`mcpx-conform: ${work.length} case runs against ${profile.name} (${eras.join(", ")}), seed ${seed}`);
   const runs: CaseRun[] = await runCases({
@@ -135,6 +135,7 @@ export async function run(opts: RunOptions): Promise<{ code: number; results: Re
   const s = results.summary;
   log(
     `mcpx-conform: ${cells.length} cells: ${s.pass} pass, ${s.fail} fail, ${s.warn} warn, ${s.error} error, ${s["not-run"]} not-run, ${s["n/a"]} n/a → ${relative(process.cwd(), outDir) || outDir}`,
+    true,
   );
   return { code: failing.length > 0 ? EXIT.failed : EXIT.ok, results, outDir };
 }
@@ -150,6 +151,7 @@ export function register(program: Command, setExit: SetExit): void {
     .option("--seed <n>", "seed for canaries and fuzzing")
     .option("--register <file>", "register file (default matrix/register.yaml)")
     .option("--cases <dir>", "case corpus folder (default cases/)")
+    .option("--quiet", "print only the summary line")
     .action(async (opts: RunOptions) => {
       const { code } = await run(opts);
       setExit(code);

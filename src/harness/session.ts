@@ -1,19 +1,17 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import type { Answer } from "../model/case.ts";
 import type { Frame, Observation, UpstreamOutcome } from "../model/evidence.ts";
 import type { TargetProfile } from "../model/target.ts";
 import type { Era } from "../validator/eras.ts";
 import { ClientAnswerer } from "./answerer.ts";
-import { type ControlServer, childStdioChannel, recorded } from "./channels.ts";
+import { type ControlServer, recorded } from "./channels.ts";
+import { openDownstream, openUpstream, type UpstreamEndpoint } from "./endpoints.ts";
 import { FrameRecorder } from "./frames.ts";
-import { freePort, RelayProcess } from "./relay-process.ts";
+import { fillPlaceholders, freePort, RelayProcess } from "./relay-process.ts";
 import { ScriptedUpstream } from "./upstream.ts";
-
-const SHIM = join(dirname(fileURLToPath(import.meta.url)), "upstream-shim.mjs");
 
 export interface SessionOptions {
   profile: TargetProfile;
@@ -60,6 +58,8 @@ export class RelaySession {
   private upstream: Promise<ScriptedUpstream> | undefined;
   private upstreamReady: ScriptedUpstream | undefined;
   private readonly tmp: string;
+  private endpoint: UpstreamEndpoint | undefined;
+  private closeDownstream: (() => Promise<void>) | undefined;
 
   private constructor(private readonly options: SessionOptions) {
     this.tmp = mkdtempSync(join(tmpdir(), "mcpx-conform-"));
@@ -86,32 +86,24 @@ export class RelaySession {
   private async start(): Promise<void> {
     const { profile, era, control } = this.options;
     const token = randomBytes(8).toString("hex");
-    const shim = join(this.tmp, "upstream");
-    writeFileSync(shim, `#!/bin/sh\nexec '${process.execPath}' '${SHIM}' '${control.address}' '${token}'\n`);
-    chmodSync(shim, 0o755);
     const port = await freePort();
-    if (profile.downstream.transport !== "stdio" || profile.upstream.transport !== "stdio") {
-      throw new Error(
-        `transport ${profile.upstream.transport}→${profile.downstream.transport} is not supported by this harness build (stdio only)`,
-      );
-    }
-    this.relay = new RelayProcess(profile, this.options.profileFile, {
-      "upstream.command": shim,
-      port: String(port),
-      tmp: this.tmp,
-    });
-    this.upstream = control.next(token, profile.startupTimeoutMs).then((channel) => {
+    this.endpoint = await openUpstream(profile, control, token, this.tmp);
+    const values = { ...this.endpoint.placeholders, port: String(port), tmp: this.tmp };
+    this.relay = new RelayProcess(profile, this.options.profileFile, values);
+    this.upstream = this.endpoint.next(profile.startupTimeoutMs).then((channel) => {
       const upstream = new ScriptedUpstream(recorded(channel, this.recorder, "upstream"), era);
       this.upstreamReady = upstream;
       return upstream;
     });
     this.upstream.catch(() => undefined);
-    const channel = recorded(childStdioChannel(this.relay.child), this.recorder, "downstream");
-    this.answerer = new ClientAnswerer(channel, era, this.options.capabilities);
     const exited = new Promise<never>((_, reject) =>
       this.relay.child.once("exit", () => reject(new Error(`the relay ${this.relay.exited ?? "exited"} during start-up`))),
     );
     exited.catch(() => undefined);
+    const url = profile.downstream.url ? fillPlaceholders(profile.downstream.url, values) : undefined;
+    const downstream = await Promise.race([openDownstream(profile, this.relay, url, this.recorder), exited]);
+    this.closeDownstream = downstream.close;
+    this.answerer = new ClientAnswerer(downstream.channel, era, this.options.capabilities);
     await Promise.race([this.answerer.connect(profile.startupTimeoutMs), exited]);
   }
 
@@ -151,7 +143,7 @@ export class RelaySession {
             ? `the probe tool call reached the upstream twice; ${how}`
             : `the upstream's sampling request was never answered: ${how}`,
         };
-        if (!late) upstream.arm(undefined as never);
+        if (!late) upstream.arm(undefined);
       }
     } catch (error) {
       outcome = { kind: "broken", detail: error instanceof Error ? error.message : String(error) };
@@ -174,7 +166,9 @@ export class RelaySession {
   }
 
   async close(): Promise<void> {
+    await this.closeDownstream?.().catch(() => undefined);
     await this.relay?.stop();
+    await this.endpoint?.close().catch(() => undefined);
     rmSync(this.tmp, { recursive: true, force: true });
   }
 }

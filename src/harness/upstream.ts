@@ -36,7 +36,8 @@ export class ScriptedUpstream {
     this.peer.onNotification(() => undefined);
   }
 
-  arm(probe: Probe): void {
+  /** Arms the next probe call; undefined disarms a probe whose case has ended. */
+  arm(probe: Probe | undefined): void {
     this.probe = probe;
   }
 
