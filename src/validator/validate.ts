@@ -3,11 +3,14 @@
  * that aliases or copies the input (the zod output is discarded, so unknown fields are never stripped from
  * anything a caller forwards).
  *
- * Cost per call: one zod `safeParse` of the whole value against the era's schema (structure), then one linear
- * pass over the messages/blocks for the rules zod cannot express (tool loop pairing, capabilities, result vs
- * request). Issue classification (issues.ts) runs only when the schema fails.
+ * Cost per call, all linear in the size of the value:
+ * 1. structure: an allocation-free pre-check mirroring the era's zod schema (fast.ts); only when it fails does
+ *    the value go through zod `safeParse` (the authority), whose issues are classified into findings (issues.ts);
+ * 2. one pass over the messages/blocks for the rules zod cannot express (tool-loop pairing, capabilities,
+ *    result vs request) (pairing.ts).
  */
 import type { Era } from "./eras.ts";
+import { requestParamsOk, resultOk } from "./fast.ts";
 import { Collector, escapeToken } from "./findings.ts";
 import { reportRequestIssues, reportResultIssues } from "./issues.ts";
 import { checkToolLoop, scanResultContent } from "./pairing.ts";
@@ -20,8 +23,10 @@ const INPUT_METHODS = new Set([SAMPLING, "elicitation/create", "roots/list"]);
 
 function requestInto(params: unknown, ctx: RequestContext, out: Collector): void {
   const schemas = SCHEMAS[ctx.era];
-  const parsed = schemas.createMessageRequestParams.safeParse(params);
-  if (!parsed.success) reportRequestIssues(parsed.error.issues, params, ctx.era, out);
+  if (!requestParamsOk(params, schemas.features)) {
+    const parsed = schemas.createMessageRequestParams.safeParse(params);
+    if (!parsed.success) reportRequestIssues(parsed.error.issues, params, ctx.era, out);
+  }
   if (!isJsonObject(params) || !schemas.features.tools) return;
 
   if (Array.isArray(params.messages)) checkToolLoop(params.messages, out);
@@ -68,8 +73,10 @@ function checkCapabilities(
 
 function resultInto(result: unknown, era: Era, request: unknown, out: Collector): void {
   const schemas = SCHEMAS[era];
-  const parsed = schemas.createMessageResult.safeParse(result);
-  if (!parsed.success) reportResultIssues(parsed.error.issues, result, era, out);
+  if (!resultOk(result, schemas.features)) {
+    const parsed = schemas.createMessageResult.safeParse(result);
+    if (!parsed.success) reportResultIssues(parsed.error.issues, result, era, out);
+  }
   if (!isJsonObject(result) || !schemas.features.tools) return;
 
   const facts = scanResultContent(result, out);
