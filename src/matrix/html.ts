@@ -1,0 +1,156 @@
+import { createHash } from "node:crypto";
+import type { Evidence } from "../model/evidence.ts";
+import type { Register } from "../model/register.ts";
+import type { CellStatus, Results } from "../model/results.ts";
+import { isHttpsUrl, jsonForScript } from "./escape.ts";
+import { verdictLine } from "./markdown.ts";
+import {
+  caseCount,
+  cellKey,
+  countCases,
+  countCells,
+  displayTime,
+  reproduceCommand,
+  rowIndex,
+  runEras,
+  runRowIds,
+  SIDE_ORDER,
+  sidesOf,
+} from "./model.ts";
+import { CASE_GLYPH, CELL_GLYPH, CELL_STATUS_ORDER, caseLabel, cellLabel } from "./status.ts";
+import { renderTemplate, templateAsset } from "./templates.ts";
+
+/** CSS class for a status ("n/a" → "s-na"). */
+export function statusClass(status: string): string {
+  return `s-${status.replace(/[^a-z-]/g, "")}`;
+}
+
+function cspHash(text: string): string {
+  return `sha256-${createHash("sha256").update(text, "utf8").digest("base64")}`;
+}
+
+/** The page's script, checked once: it is inlined raw, so it must not be able to close its element. */
+function viewerScript(): string {
+  const js = templateAsset("viewer.js");
+  if (/<\/script|<!--/i.test(js)) throw new Error("viewer.js must not contain '</script' or '<!--'");
+  return js;
+}
+
+function stylesheet(): string {
+  const css = templateAsset("matrix.css");
+  if (/<\/style/i.test(css)) throw new Error("matrix.css must not contain '</style'");
+  return css;
+}
+
+/**
+ * matrix.html: one self-contained page (inline CSS and JS, no network: the Content-Security-Policy allows
+ * only the page's own script and style by hash). The matrix is rendered here with escaping; the evidence
+ * is embedded as JSON (`<` escaped) and shown by the viewer with textContent only.
+ *
+ * `evidences` is keyed by the evidence path as written in results.json; transcripts no case refers to
+ * are left out.
+ */
+export function renderHtml(
+  results: Results,
+  register: Register,
+  evidences: Record<string, Evidence>,
+): string {
+  const rows = rowIndex(register);
+  const eras = runEras(results);
+  const byKey = new Map(results.cells.map((c) => [cellKey(c), c]));
+  const statuses = CELL_STATUS_ORDER.filter((s) => results.cells.some((c) => c.status === s));
+
+  const matrixRows = runRowIds(results, register).flatMap((id) => {
+    const reg = rows.get(id);
+    const mine = results.cells.filter((c) => c.row === id);
+    return sidesOf(mine).map((side) => ({
+      id,
+      side,
+      title: reg?.title ?? "",
+      level: reg?.level ?? "",
+      url: reg?.url && isHttpsUrl(reg.url) ? reg.url : "",
+      cells: eras.map((era) => {
+        const cell = byKey.get(cellKey({ row: id, era, side }));
+        if (!cell) return { present: false, era };
+        return {
+          present: true,
+          key: cellKey(cell),
+          row: id,
+          era,
+          side,
+          status: cell.status,
+          cls: statusClass(cell.status),
+          label: cellLabel(cell.status),
+          caseCount: cell.cases.length,
+          passCount: cell.cases.filter((k) => k.status === "pass").length,
+        };
+      }),
+    }));
+  });
+
+  const referenced = new Set(
+    results.cells.flatMap((c) => c.cases.map((k) => k.evidence).filter((p) => p !== undefined)),
+  );
+  const embedded: Record<string, Evidence> = {};
+  for (const path of [...referenced].sort()) {
+    if (Object.hasOwn(evidences, path)) embedded[path] = evidences[path]!;
+  }
+
+  const matrixData = {
+    target: results.target.name,
+    glyphs: { ...CASE_GLYPH, ...CELL_GLYPH },
+    cells: Object.fromEntries(
+      results.cells.map((c) => [
+        cellKey(c),
+        { row: c.row, era: c.era, side: c.side, status: c.status, note: c.note ?? "", cases: c.cases },
+      ]),
+    ),
+    rows: Object.fromEntries(
+      [...new Set(results.cells.map((c) => c.row))].flatMap((id) => {
+        const r = rows.get(id);
+        return r
+          ? [[id, { title: r.title, level: r.level, quote: r.quote, url: r.url, na: r.na ?? "" }]]
+          : [];
+      }),
+    ),
+  };
+
+  const js = viewerScript();
+  const css = stylesheet();
+  return renderTemplate("matrix.html", {
+    target: results.target.name,
+    profile: typeof results.target.profile === "string" ? results.target.profile : "",
+    toolName: results.tool.name,
+    toolVersion: results.tool.version,
+    seed: results.seed,
+    startedAt: results.startedAt,
+    finishedAt: results.finishedAt ?? "",
+    started: displayTime(results.startedAt),
+    finished: results.finishedAt ? displayTime(results.finishedAt) : "",
+    eras,
+    sides: SIDE_ORDER.filter((s) => results.cells.some((c) => c.side === s)),
+    reproduce: reproduceCommand(results),
+    verdict: verdictLine(results),
+    cellCount: results.cells.length,
+    caseCount: caseCount(results),
+    cellTotals: countCells(results.cells).map((s) => ({
+      label: cellLabel(s.status),
+      count: s.count,
+      cls: statusClass(s.status),
+    })),
+    caseTotals: countCases(results.cells).map((s) => ({
+      label: caseLabel(s.status),
+      count: s.count,
+      cls: statusClass(s.status),
+    })),
+    statuses: statuses.map((s: CellStatus) => ({ status: s, label: cellLabel(s), cls: statusClass(s) })),
+    rows: matrixRows,
+    legend: CELL_STATUS_ORDER.map((s) => cellLabel(s)),
+    matrixJson: jsonForScript(matrixData),
+    evidenceJson: jsonForScript(embedded),
+    js,
+    css,
+    scriptHash: cspHash(js),
+    styleHash: cspHash(css),
+  });
+}
