@@ -44,6 +44,7 @@ export class JsonRpcPeer {
   private notificationHandler: ((method: string, params: unknown) => void) | undefined;
   private closedReason: string | undefined;
   private readonly closeListeners: Array<(reason: string) => void> = [];
+  private readonly early: Array<{ method: string; params: unknown; id: JsonRpcId }> = [];
   /** Lines that were not valid JSON-RPC, kept for the verdict. */
   readonly garbage: string[] = [];
 
@@ -61,6 +62,8 @@ export class JsonRpcPeer {
 
   onRequest(handler: RequestHandler): void {
     this.requestHandler = handler;
+    // Requests that arrived before the handler was set (a channel may deliver buffered lines at once).
+    for (const r of this.early.splice(0)) void this.answer(r.method, r.params, r.id);
   }
 
   onNotification(handler: (method: string, params: unknown) => void): void {
@@ -125,7 +128,8 @@ export class JsonRpcPeer {
     }
     const hasId = "id" in message && (typeof message.id === "string" || typeof message.id === "number");
     if (typeof message.method === "string") {
-      if (hasId) void this.answer(message.method, message.params, message.id);
+      if (hasId && !this.requestHandler) this.early.push({ method: message.method, params: message.params, id: message.id });
+      else if (hasId) void this.answer(message.method, message.params, message.id);
       else this.notificationHandler?.(message.method, message.params);
       return;
     }
@@ -144,12 +148,8 @@ export class JsonRpcPeer {
   }
 
   private async answer(method: string, params: unknown, id: JsonRpcId): Promise<void> {
-    if (!this.requestHandler) {
-      this.sendRaw(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32601, message: `Method not found: ${method}` } }));
-      return;
-    }
     try {
-      const reply = await this.requestHandler(method, params, id);
+      const reply = await this.requestHandler!(method, params, id);
       if ("noReply" in reply) return;
       this.sendRaw(JSON.stringify({ jsonrpc: "2.0", id, ...reply }));
     } catch (error) {
