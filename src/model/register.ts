@@ -29,6 +29,11 @@ export const RegisterRowSchema = z
     url: z.string().url(),
     /** Per-era quote locations, when the quote is not the same everywhere. */
     source: z.string().optional(),
+    /**
+     * For rows the spec implies rather than states for a relay (intermediary rows, derived levels): how the
+     * relay's obligation follows from the quoted statement.
+     */
+    derivation: z.string().min(1).optional(),
     tracking: z.array(z.string()).optional(),
     /** Present when the row does not apply to relays: the reason. */
     na: z.string().min(1).optional(),
