@@ -41,6 +41,9 @@ export interface RequestContext {
 
 export interface ResultContext {
   era: Era;
-  /** The CreateMessageRequest params the result answers. */
+  /**
+   * The CreateMessageRequest params the result answers. `undefined` means "unknown": the rules that compare the
+   * result with its request (result.tool-use-without-tools, result.tool-use-with-tool-choice-none) are skipped.
+   */
   request: unknown;
 }

@@ -80,11 +80,20 @@ function resultInto(result: unknown, era: Era, request: unknown, out: Collector)
   if (!isJsonObject(result) || !schemas.features.tools) return;
 
   const facts = scanResultContent(result, out);
+  const firstUse = facts.toolUses[0];
+  if (result.role === "user" && firstUse !== undefined) {
+    out.add(
+      "result.tool-use-role",
+      "/role",
+      'a result carrying tool_use should have role "assistant", not "user"',
+    );
+  }
+  if (request === undefined) return; // request unknown: the result-vs-request rules cannot be judged
+
   const req = isJsonObject(request) ? request : {};
   const hasTools = Array.isArray(req.tools) && req.tools.length > 0;
   const mode = isJsonObject(req.toolChoice) ? req.toolChoice.mode : undefined;
   const stopToolUse = result.stopReason === "toolUse";
-  const firstUse = facts.toolUses[0];
   if (!hasTools || mode === "none") {
     const rule = hasTools ? "result.tool-use-with-tool-choice-none" : "result.tool-use-without-tools";
     const why = hasTools ? 'the request set toolChoice.mode "none"' : "the request offered no tools";
@@ -92,13 +101,6 @@ function resultInto(result: unknown, era: Era, request: unknown, out: Collector)
       out.add(rule, firstUse, `the result holds ${facts.toolUses.length} tool_use block(s) but ${why}`);
     }
     if (stopToolUse) out.add(rule, "/stopReason", `stopReason is "toolUse" but ${why}`);
-  }
-  if (result.role === "user" && firstUse !== undefined) {
-    out.add(
-      "result.tool-use-role",
-      "/role",
-      'a result carrying tool_use should have role "assistant", not "user"',
-    );
   }
 }
 
@@ -131,8 +133,9 @@ export function validateRequest(params: unknown, ctx: RequestContext): Verdict {
 }
 
 /**
- * Validates a CreateMessageResult against the request params it answers (`ctx.request`). Findings carry the code
- * a relay answers its upstream with when it refuses the result (-32603).
+ * Validates a CreateMessageResult against the request params it answers (`ctx.request`; undefined = unknown,
+ * then only the result itself is judged). Findings carry the code a relay answers its upstream with when it
+ * refuses the result (-32603).
  */
 export function validateResult(result: unknown, ctx: ResultContext): Verdict {
   const out = new Collector(ctx.era, "result");
