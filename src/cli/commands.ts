@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { register as registerRelay } from "./relay.ts";
 import { register as registerRun } from "./run.ts";
+import { register as registerValidate } from "./validate.ts";
 
 /** Sets the exit code of the running command. */
 export type SetExit = (code: number) => void;
@@ -12,4 +13,5 @@ export type SetExit = (code: number) => void;
 export function registerCommands(program: Command, setExit: SetExit): void {
   registerRun(program, setExit);
   registerRelay(program, setExit);
+  registerValidate(program, setExit);
 }

@@ -1,0 +1,190 @@
+/**
+ * `mcpx-conform validate --era E (--request FILE | --result FILE [--for-request FILE]) [--capabilities FILE]
+ * [--json]`: runs the reference validator on JSON files and prints the verdict.
+ *
+ * Exit codes: 0 legal, 1 illegal, 2 bad input (missing/unreadable file, invalid JSON, unknown era, not exactly one
+ * of --request/--result) — the last as an InputError naming the file and field.
+ *
+ * Accepted file shapes: a request file holds bare CreateMessageRequest params, a JSON-RPC request
+ * `{jsonrpc, id, method, params}` or a 2026-07-28 embedded request `{method, params}`; a result file holds a bare
+ * CreateMessageResult or a JSON-RPC response `{jsonrpc, id, result}`. Pointers in the output refer to the file
+ * as written (e.g. `/params/messages/0` for a wrapped request).
+ */
+import { readFileSync } from "node:fs";
+import type { Command } from "commander";
+import {
+  ERAS,
+  type Era,
+  type Finding,
+  isEra,
+  type SamplingCapabilities,
+  type Verdict,
+  validateEmbeddedRequest,
+  validateRequest,
+  validateResult,
+} from "../validator/index.ts";
+import type { SetExit } from "./commands.ts";
+import { EXIT, InputError } from "./errors.ts";
+
+export interface ValidateOptions {
+  era?: string;
+  request?: string;
+  result?: string;
+  forRequest?: string;
+  capabilities?: string;
+  json?: boolean;
+}
+
+function readJson(file: string, field: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new InputError(
+      code === "ENOENT" ? "no such file" : `cannot read (${code ?? String(error)})`,
+      file,
+      field,
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new InputError(`invalid JSON (${(error as Error).message})`, file, field);
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A request file's content: the params to validate and where they sit in the file. */
+interface RequestDoc {
+  kind: "params" | "jsonrpc" | "embedded";
+  whole: unknown;
+  params: unknown;
+}
+
+function requestDoc(value: unknown, file: string, era: Era): RequestDoc {
+  if (isObject(value) && typeof value.method === "string" && "params" in value) {
+    // 2026-07-28 embeds {method, params} in inputRequests: the embedded-request rules judge the method there.
+    if (era >= "2026-07-28" && !("jsonrpc" in value))
+      return { kind: "embedded", whole: value, params: value.params };
+    if (value.method !== "sampling/createMessage") {
+      throw new InputError(
+        `expected a sampling/createMessage request, got method '${value.method}'`,
+        file,
+        "method",
+      );
+    }
+    return { kind: "jsonrpc", whole: value, params: value.params };
+  }
+  return { kind: "params", whole: value, params: value };
+}
+
+function resultDoc(value: unknown, file: string): { result: unknown; prefix: string } {
+  if (isObject(value) && "jsonrpc" in value) {
+    if ("error" in value && !("result" in value)) {
+      throw new InputError("the file holds a JSON-RPC error response, not a result", file, "error");
+    }
+    if ("result" in value) return { result: value.result, prefix: "/result" };
+  }
+  return { result: value, prefix: "" };
+}
+
+function prefixed(verdict: Verdict, prefix: string): Verdict {
+  if (!prefix) return verdict;
+  const move = (f: Finding): Finding => ({ ...f, pointer: prefix + f.pointer });
+  return { ...verdict, errors: verdict.errors.map(move), warnings: verdict.warnings.map(move) };
+}
+
+/** Runs the validation the options ask for; throws InputError on bad input. */
+export function validateFiles(opts: ValidateOptions): { verdict: Verdict; subject: string } {
+  const era = opts.era;
+  if (!isEra(era)) {
+    throw new InputError(
+      `unknown era '${era ?? ""}' (expected one of ${ERAS.join(", ")})`,
+      undefined,
+      "--era",
+    );
+  }
+  if ((opts.request === undefined) === (opts.result === undefined)) {
+    throw new InputError(
+      "give exactly one of --request FILE or --result FILE",
+      undefined,
+      "--request/--result",
+    );
+  }
+  if (opts.forRequest !== undefined && opts.result === undefined) {
+    throw new InputError("--for-request goes with --result", undefined, "--for-request");
+  }
+  let capabilities: SamplingCapabilities | undefined;
+  if (opts.capabilities !== undefined) {
+    const caps = readJson(opts.capabilities, "--capabilities");
+    // Accept ClientCapabilities itself, or initialize params / a 2026 _meta holding it under "capabilities".
+    const inner = isObject(caps) && isObject(caps.capabilities) ? caps.capabilities : caps;
+    if (!isObject(inner))
+      throw new InputError("capabilities must be a JSON object", opts.capabilities, "capabilities");
+    capabilities = inner as SamplingCapabilities;
+  }
+
+  if (opts.request !== undefined) {
+    const doc = requestDoc(readJson(opts.request, "--request"), opts.request, era);
+    const ctx = { era: era as Era, ...(capabilities ? { capabilities } : {}) };
+    const verdict =
+      doc.kind === "embedded"
+        ? validateEmbeddedRequest(doc.whole, ctx)
+        : prefixed(validateRequest(doc.params, ctx), doc.kind === "jsonrpc" ? "/params" : "");
+    return { verdict, subject: `request ${opts.request}` };
+  }
+
+  const resultFile = opts.result!;
+  const { result, prefix } = resultDoc(readJson(resultFile, "--result"), resultFile);
+  let request: unknown;
+  if (opts.forRequest !== undefined) {
+    request = requestDoc(readJson(opts.forRequest, "--for-request"), opts.forRequest, era).params;
+  }
+  const verdict = prefixed(validateResult(result, { era, request }), prefix);
+  return { verdict, subject: `result ${resultFile}` };
+}
+
+/** Human rendering: a summary line, then `LEVEL rule at /pointer: message (code N) — source` per finding. */
+export function formatVerdict(verdict: Verdict, era: Era, subject: string): string {
+  const lines: string[] = [];
+  const n = (k: number, what: string) => `${k} ${what}${k === 1 ? "" : "s"}`;
+  lines.push(
+    `${verdict.legal ? "legal" : "ILLEGAL"}: ${subject} (${era}): ${n(verdict.errors.length, "error")}, ${n(verdict.warnings.length, "warning")}${verdict.code !== null ? `, code ${verdict.code}` : ""}`,
+  );
+  for (const f of [...verdict.errors, ...verdict.warnings]) {
+    const code = f.code !== null ? ` (code ${f.code})` : "";
+    lines.push(
+      `${f.level} ${f.rule} at ${f.pointer === "" ? "(root)" : f.pointer}: ${f.message}${code} — ${f.source}`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+export function register(program: Command, setExit: SetExit): void {
+  program
+    .command("validate")
+    .description(
+      "validate a sampling request or result against one protocol era with the reference validator",
+    )
+    .requiredOption("--era <era>", `protocol era (${ERAS.join(", ")})`)
+    .option(
+      "--request <file>",
+      "JSON file: CreateMessageRequest params, a JSON-RPC request or a 2026 embedded request",
+    )
+    .option("--result <file>", "JSON file: CreateMessageResult or a JSON-RPC response holding one")
+    .option("--for-request <file>", "the request the --result answers (enables the result-vs-request rules)")
+    .option("--capabilities <file>", "JSON file: the client's capabilities (enables the capability rules)")
+    .option("--json", "print the verdict as JSON")
+    .action((opts: ValidateOptions) => {
+      const { verdict, subject } = validateFiles(opts);
+      process.stdout.write(
+        opts.json
+          ? `${JSON.stringify(verdict, null, 2)}\n`
+          : formatVerdict(verdict, opts.era as Era, subject),
+      );
+      setExit(verdict.legal ? EXIT.ok : EXIT.failed);
+    });
+}
