@@ -1,5 +1,7 @@
 import type { Command } from "commander";
+import { register as registerList } from "./list.ts";
 import { register as registerRelay } from "./relay.ts";
+import { register as registerReplay } from "./replay.ts";
 import { register as registerRun } from "./run.ts";
 import { register as registerValidate } from "./validate.ts";
 
@@ -14,4 +16,6 @@ export function registerCommands(program: Command, setExit: SetExit): void {
   registerRun(program, setExit);
   registerRelay(program, setExit);
   registerValidate(program, setExit);
+  registerReplay(program, setExit);
+  registerList(program, setExit);
 }

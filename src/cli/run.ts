@@ -93,7 +93,7 @@ export async function run(opts: RunOptions): Promise<{ code: number; results: Re
   const judged = judgeRuns(register, runs);
 
   const tool = toolInfo();
-  const meta = { tool, target: { name: profile.name }, seed };
+  const meta = { tool, target: { name: profile.name, profile: targetFile }, seed };
   const judgedCases: JudgedCase[] = [];
   for (const j of judged) {
     const evidence = evidenceFor(j, meta);

@@ -11,6 +11,8 @@ export interface CaseRun {
   kase: LoadedCase;
   era: Era;
   canary: string;
+  /** The case's expectations with the canary filled in. */
+  expect: LoadedCase["expect"];
   startedAt: string;
   durationMs: number;
   observation: Observation;
@@ -84,6 +86,7 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
             kase,
             era,
             canary,
+            expect,
             startedAt,
             durationMs: Math.round(performance.now() - t0),
             observation: { sent: params, asked: [], upstream: { kind: "broken", detail: `the relay session could not start: ${startError}` } },
@@ -92,11 +95,10 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
           };
         } else {
           const out = await session.runCase({ caseKey: `${kase.row}/${kase.id}@${era}`, params, answer });
-          run = { kase, era, canary, startedAt, durationMs: Math.round(performance.now() - t0), ...out };
+          run = { kase, era, canary, expect, startedAt, durationMs: Math.round(performance.now() - t0), ...out };
         }
-        const judgedAs = { ...run, kase: { ...kase, expect } };
-        runs.push(judgedAs);
-        plan.onCase?.(judgedAs);
+        runs.push(run);
+        plan.onCase?.(run);
       }
       await session?.close();
     }

@@ -23,7 +23,7 @@ export function judgeRuns(register: Register, runs: CaseRun[]): JudgedRun[] {
       return { run, row, verdict: { status: "error", reason: `Harness failure: ${run.harnessError}`, checks: [] } };
     }
     const verdict = judgeCase({
-      expect: run.kase.expect,
+      expect: run.expect,
       era: run.era,
       severity: run.kase.severity ?? rowSeverity(row),
       observation: run.observation,
@@ -50,9 +50,15 @@ export function judgeRuns(register: Register, runs: CaseRun[]): JudgedRun[] {
   );
 }
 
+/** The case as authored, before canary substitution. */
+function definitionOf(kase: CaseRun["kase"]): Record<string, unknown> {
+  const { file: _file, ...definition } = kase;
+  return definition;
+}
+
 export function evidenceFor(
   j: JudgedRun,
-  meta: { tool: { name: string; version: string }; target: { name: string }; seed: number },
+  meta: { tool: { name: string; version: string }; target: { name: string; profile?: string }; seed: number },
 ): Evidence {
   const { run, row, verdict } = j;
   return {
@@ -68,7 +74,9 @@ export function evidenceFor(
       why: run.kase.why,
       side: caseSide(row, run.kase.side),
       file: run.kase.file,
+      definition: definitionOf(run.kase),
     },
+    canary: run.canary,
     rule: { quote: row.quote, url: row.url, level: row.level },
     negotiated: run.negotiated,
     startedAt: run.startedAt,

@@ -58,7 +58,7 @@ export type Observation = z.infer<typeof ObservationSchema>;
 export const EvidenceSchema = z.object({
   schema: z.literal("mcpx-conform/evidence@1"),
   tool: z.object({ name: z.string(), version: z.string() }),
-  target: z.object({ name: z.string() }).loose(),
+  target: z.object({ name: z.string(), profile: z.string().optional() }).loose(),
   seed: z.number(),
   era: EraSchema,
   case: z.object({
@@ -68,7 +68,11 @@ export const EvidenceSchema = z.object({
     why: z.string(),
     side: CellSideSchema,
     file: z.string().optional(),
+    /** The case as it was run (before canary substitution), so that the bundle replays on its own. */
+    definition: z.unknown().optional(),
   }),
+  /** The canary token that replaced {{canary}} in this run. */
+  canary: z.string().optional(),
   rule: z.object({ quote: z.string(), url: z.string(), level: z.string() }).optional(),
   /** Protocol versions negotiated at each hop. */
   negotiated: z.object({ upstream: z.string().nullable(), downstream: z.string().nullable() }),

@@ -1,0 +1,62 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Command } from "commander";
+import { runCases } from "../harness/controller.ts";
+import { judgeRuns, ROUNDTRIP_ROW } from "../judge/judge-runs.ts";
+import { CaseSchema } from "../model/case.ts";
+import { InputError } from "../model/errors.ts";
+import { EvidenceSchema } from "../model/evidence.ts";
+import { DEFAULT_CASES, DEFAULT_REGISTER, loadCases, loadDataFile, loadRegister, loadTarget } from "../model/load.ts";
+import type { SetExit } from "./commands.ts";
+import { EXIT } from "./errors.ts";
+
+/**
+ * `replay EVIDENCE`: re-runs the one case an evidence bundle records, against the same target (or --target),
+ * and says whether the verdict is the same. The bundle carries the case definition, so it replays on its own.
+ */
+export async function replay(file: string, opts: { target?: string; register?: string }): Promise<number> {
+  const evidence = loadDataFile(resolve(file), EvidenceSchema);
+  const parsed = CaseSchema.safeParse(evidence.case.definition);
+  if (!parsed.success) throw new InputError("the bundle carries no replayable case definition", file, "case.definition");
+  const targetFile = opts.target ? resolve(opts.target) : evidence.target.profile;
+  if (!targetFile || !existsSync(targetFile)) {
+    throw new InputError(`target profile ${targetFile ?? "(none recorded)"} not found: pass --target`, file, "target.profile");
+  }
+  const profile = loadTarget(targetFile);
+  const register = loadRegister(opts.register ? resolve(opts.register) : DEFAULT_REGISTER);
+  const kase = { ...parsed.data, file: evidence.case.file ?? file };
+  // The round-trip prerequisite runs first, exactly as in a full run.
+  const prerequisites =
+    kase.row === ROUNDTRIP_ROW
+      ? []
+      : loadCases(register, DEFAULT_CASES).filter(
+          (c) => c.row === ROUNDTRIP_ROW && (c.eras ?? [evidence.era]).includes(evidence.era),
+        );
+  const runs = await runCases({
+    profile,
+    profileFile: targetFile,
+    work: [...prerequisites, kase].map((k) => ({ kase: k, era: evidence.era })),
+    seed: evidence.seed,
+  });
+  const judged = judgeRuns(register, runs).at(-1)!;
+  const before = evidence.verdict.status;
+  const now = judged.verdict.status;
+  const same = before === now;
+  process.stdout.write(
+    `${same ? "same verdict" : "DIFFERENT verdict"}: ${evidence.case.row}/${evidence.case.id} @${evidence.era} against ${profile.name}: ${now} (recorded: ${before})\n`,
+  );
+  if (!same || now !== "pass") process.stdout.write(`  now: ${judged.verdict.reason}\n  recorded: ${evidence.verdict.reason}\n`);
+  return same ? EXIT.ok : EXIT.failed;
+}
+
+export function register(program: Command, setExit: SetExit): void {
+  program
+    .command("replay")
+    .description("re-run the case of one evidence file against the same target; exit 0 when the verdict is the same")
+    .argument("<evidence>", "an evidence/<row>/<case>@<era>.json file")
+    .option("--target <file>", "target profile (default: the one recorded in the evidence)")
+    .option("--register <file>", "register file (default matrix/register.yaml)")
+    .action(async (file: string, opts: { target?: string; register?: string }) => {
+      setExit(await replay(file, opts));
+    });
+}
