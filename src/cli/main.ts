@@ -1,6 +1,6 @@
 import { Command, CommanderError } from "commander";
-import { EXIT, InputError } from "./errors.ts";
 import { registerCommands } from "./commands.ts";
+import { EXIT, InputError } from "./errors.ts";
 
 export const TOOL_NAME = "mcpx-conform";
 
@@ -25,7 +25,9 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`${TOOL_NAME}: ${error.oneLine()}\n`);
       return EXIT.usage;
     }
-    process.stderr.write(`${TOOL_NAME}: harness failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `${TOOL_NAME}: harness failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return EXIT.harness;
   }
 }

@@ -11,7 +11,12 @@ export function register(program: Command, setExit: SetExit): void {
   program
     .command("relay")
     .description("run the reference sampling relay on stdio: relay [options] -- UPSTREAM_COMMAND…")
-    .option("--answer-timeout-ms <ms>", "how long a sampling question may stay unanswered", positiveInt, 60_000)
+    .option(
+      "--answer-timeout-ms <ms>",
+      "how long a sampling question may stay unanswered",
+      positiveInt,
+      60_000,
+    )
     .argument("<upstream...>", "the upstream MCP server command (after --)")
     .action(async (upstream: string[], opts: { answerTimeoutMs: number }) => {
       // Loaded on demand: the relay is a separate program that shares only the validator with the judge.

@@ -6,7 +6,14 @@ import { judgeRuns, ROUNDTRIP_ROW } from "../judge/judge-runs.ts";
 import { CaseSchema } from "../model/case.ts";
 import { InputError } from "../model/errors.ts";
 import { EvidenceSchema } from "../model/evidence.ts";
-import { DEFAULT_CASES, DEFAULT_REGISTER, loadCases, loadDataFile, loadRegister, loadTarget } from "../model/load.ts";
+import {
+  DEFAULT_CASES,
+  DEFAULT_REGISTER,
+  loadCases,
+  loadDataFile,
+  loadRegister,
+  loadTarget,
+} from "../model/load.ts";
 import type { SetExit } from "./commands.ts";
 import { EXIT } from "./errors.ts";
 
@@ -17,10 +24,15 @@ import { EXIT } from "./errors.ts";
 export async function replay(file: string, opts: { target?: string; register?: string }): Promise<number> {
   const evidence = loadDataFile(resolve(file), EvidenceSchema);
   const parsed = CaseSchema.safeParse(evidence.case.definition);
-  if (!parsed.success) throw new InputError("the bundle carries no replayable case definition", file, "case.definition");
+  if (!parsed.success)
+    throw new InputError("the bundle carries no replayable case definition", file, "case.definition");
   const targetFile = opts.target ? resolve(opts.target) : evidence.target.profile;
   if (!targetFile || !existsSync(targetFile)) {
-    throw new InputError(`target profile ${targetFile ?? "(none recorded)"} not found: pass --target`, file, "target.profile");
+    throw new InputError(
+      `target profile ${targetFile ?? "(none recorded)"} not found: pass --target`,
+      file,
+      "target.profile",
+    );
   }
   const profile = loadTarget(targetFile);
   const register = loadRegister(opts.register ? resolve(opts.register) : DEFAULT_REGISTER);
@@ -45,14 +57,17 @@ export async function replay(file: string, opts: { target?: string; register?: s
   process.stdout.write(
     `${same ? "same verdict" : "DIFFERENT verdict"}: ${evidence.case.row}/${evidence.case.id} @${evidence.era} against ${profile.name}: ${now} (recorded: ${before})\n`,
   );
-  if (!same || now !== "pass") process.stdout.write(`  now: ${judged.verdict.reason}\n  recorded: ${evidence.verdict.reason}\n`);
+  if (!same || now !== "pass")
+    process.stdout.write(`  now: ${judged.verdict.reason}\n  recorded: ${evidence.verdict.reason}\n`);
   return same ? EXIT.ok : EXIT.failed;
 }
 
 export function register(program: Command, setExit: SetExit): void {
   program
     .command("replay")
-    .description("re-run the case of one evidence file against the same target; exit 0 when the verdict is the same")
+    .description(
+      "re-run the case of one evidence file against the same target; exit 0 when the verdict is the same",
+    )
     .argument("<evidence>", "an evidence/<row>/<case>@<era>.json file")
     .option("--target <file>", "target profile (default: the one recorded in the evidence)")
     .option("--register <file>", "register file (default matrix/register.yaml)")

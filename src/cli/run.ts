@@ -6,7 +6,14 @@ import { type CaseRun, runCases } from "../harness/controller.ts";
 import { buildCells, caseSide, type JudgedCase, summarize } from "../judge/cells.ts";
 import { evidenceFor, judgeRuns, ROUNDTRIP_ROW } from "../judge/judge-runs.ts";
 import { InputError } from "../model/errors.ts";
-import { DEFAULT_CASES, DEFAULT_REGISTER, loadCases, loadRegister, loadTarget, PROJECT_ROOT } from "../model/load.ts";
+import {
+  DEFAULT_CASES,
+  DEFAULT_REGISTER,
+  loadCases,
+  loadRegister,
+  loadTarget,
+  PROJECT_ROOT,
+} from "../model/load.ts";
 import type { Results } from "../model/results.ts";
 import { ERAS, type Era, isEra, isModernEra } from "../validator/eras.ts";
 import type { SetExit } from "./commands.ts";
@@ -49,15 +56,26 @@ export async function run(opts: RunOptions): Promise<{ code: number; results: Re
   const profile = loadTarget(targetFile);
 
   const requested = list(opts.era);
-  for (const e of requested ?? []) if (!isEra(e)) throw new InputError(`unknown era '${e}' (expected one of ${ERAS.join(", ")})`, undefined, "--era");
-  const eras = ERAS.filter((e) => (profile.eras ?? ERAS).includes(e) && (!requested || requested.includes(e)));
-  if (eras.length === 0) throw new InputError("no era left to run (the target's eras and --era do not overlap)", targetFile, "eras");
+  for (const e of requested ?? [])
+    if (!isEra(e))
+      throw new InputError(`unknown era '${e}' (expected one of ${ERAS.join(", ")})`, undefined, "--era");
+  const eras = ERAS.filter(
+    (e) => (profile.eras ?? ERAS).includes(e) && (!requested || requested.includes(e)),
+  );
+  if (eras.length === 0)
+    throw new InputError(
+      "no era left to run (the target's eras and --era do not overlap)",
+      targetFile,
+      "eras",
+    );
   const rowFilter = list(opts.rows);
   const knownRows = new Set(register.rows.map((r) => r.id));
-  for (const r of rowFilter ?? []) if (!knownRows.has(r)) throw new InputError(`unknown register row '${r}'`, undefined, "--rows");
+  for (const r of rowFilter ?? [])
+    if (!knownRows.has(r)) throw new InputError(`unknown register row '${r}'`, undefined, "--rows");
   const selectedRows = rowFilter ? new Set(rowFilter) : undefined;
   const seed = opts.seed !== undefined ? Number(opts.seed) : Math.floor(Math.random() * 2 ** 31);
-  if (!Number.isInteger(seed)) throw new InputError(`expected an integer, got '${opts.seed}'`, undefined, "--seed");
+  if (!Number.isInteger(seed))
+    throw new InputError(`expected an integer, got '${opts.seed}'`, undefined, "--seed");
 
   const rows = new Map(register.rows.map((r) => [r.id, r]));
   const eraNotRun: Partial<Record<Era, string>> = {};
@@ -68,7 +86,9 @@ export async function run(opts: RunOptions): Promise<{ code: number; results: Re
       continue;
     }
     // Round-trip cases run first in every era: every other verdict of the era depends on them.
-    const ordered = [...cases].sort((a, b) => Number(b.row === ROUNDTRIP_ROW) - Number(a.row === ROUNDTRIP_ROW));
+    const ordered = [...cases].sort(
+      (a, b) => Number(b.row === ROUNDTRIP_ROW) - Number(a.row === ROUNDTRIP_ROW),
+    );
     for (const kase of ordered) {
       const caseEras = kase.eras ?? rows.get(kase.row)!.eras;
       if (!caseEras.includes(era)) continue;
@@ -103,7 +123,9 @@ export async function run(opts: RunOptions): Promise<{ code: number; results: Re
     const bytes = `${JSON.stringify(evidence, null, 2)}\n`;
     writeFileSync(file, bytes);
     const mark = { pass: "✓", fail: "✗", warn: "!", error: "E", skip: "-" }[j.verdict.status];
-    log(`${mark} ${j.run.kase.row}/${j.run.kase.id} @${j.run.era}${j.verdict.status === "pass" ? "" : `: ${j.verdict.reason}`}`);
+    log(
+      `${mark} ${j.run.kase.row}/${j.run.kase.id} @${j.run.era}${j.verdict.status === "pass" ? "" : `: ${j.verdict.reason}`}`,
+    );
     judgedCases.push({
       row: j.run.kase.row,
       era: j.run.era,

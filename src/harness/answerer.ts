@@ -44,7 +44,10 @@ export class ClientAnswerer {
     const list = await this.peer.request("tools/list", {}, timeoutMs);
     const tools: any[] = (list.result as any)?.tools ?? [];
     const tool = tools.find((t) => typeof t?.name === "string" && t.name.endsWith(PROBE_TOOL));
-    if (!tool) throw new Error(`the relay does not expose the upstream's ${PROBE_TOOL} tool (tools/list: ${JSON.stringify(list).slice(0, 300)})`);
+    if (!tool)
+      throw new Error(
+        `the relay does not expose the upstream's ${PROBE_TOOL} tool (tools/list: ${JSON.stringify(list).slice(0, 300)})`,
+      );
     this.probeTool = tool.name;
   }
 
@@ -61,7 +64,8 @@ export class ClientAnswerer {
   private async handle(method: string, params: unknown) {
     if (method === "ping") return { result: {} };
     if (method === "roots/list") return { result: { roots: [] } };
-    if (method !== "sampling/createMessage") return { error: { code: -32601, message: `Method not found: ${method}` } };
+    if (method !== "sampling/createMessage")
+      return { error: { code: -32601, message: `Method not found: ${method}` } };
     this.asked.push(params);
     const answer = this.answer;
     if (!answer) return { error: { code: -32603, message: "mcpx-conform: no case is running" } };

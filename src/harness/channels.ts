@@ -1,8 +1,12 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
-import { type Server, type Socket, createServer } from "node:net";
-import type { LineChannel } from "./jsonrpc-peer.ts";
-import type { FrameRecorder } from "./frames.ts";
+import { createServer, type Server, type Socket } from "node:net";
 import type { Frame } from "../model/evidence.ts";
+import type { FrameRecorder } from "./frames.ts";
+import type { LineChannel } from "./jsonrpc-peer.ts";
+
+function emit(handlers: Array<(value: string) => void>, value: string): void {
+  for (const h of handlers) h(value);
+}
 
 /** Splits a byte stream into lines (newline-delimited JSON framing of MCP's stdio transport). */
 function lineSplitter(onLine: (line: string) => void): (chunk: Buffer | string) => void {
@@ -23,9 +27,12 @@ function lineSplitter(onLine: (line: string) => void): (chunk: Buffer | string) 
 export function childStdioChannel(child: ChildProcessWithoutNullStreams): LineChannel {
   const lineHandlers: Array<(line: string) => void> = [];
   const closeHandlers: Array<(reason: string) => void> = [];
-  child.stdout.on("data", lineSplitter((line) => lineHandlers.forEach((h) => h(line))));
+  child.stdout.on(
+    "data",
+    lineSplitter((line) => emit(lineHandlers, line)),
+  );
   child.stdin.on("error", () => undefined);
-  child.on("exit", (code, signal) => closeHandlers.forEach((h) => h(`relay exited (${signal ?? `code ${code}`})`)));
+  child.on("exit", (code, signal) => emit(closeHandlers, `relay exited (${signal ?? `code ${code}`})`));
   return {
     send: (line) => {
       if (child.stdin.writable) child.stdin.write(`${line}\n`);
@@ -46,7 +53,7 @@ export function socketChannel(socket: Socket, initial = ""): LineChannel {
   });
   split(initial);
   socket.on("data", split);
-  socket.on("close", () => closeHandlers.forEach((h) => h("the relay closed the upstream's stdio")));
+  socket.on("close", () => emit(closeHandlers, "the relay closed the upstream's stdio"));
   socket.on("error", () => undefined);
   return {
     send: (line) => {
@@ -61,7 +68,12 @@ export function socketChannel(socket: Socket, initial = ""): LineChannel {
 }
 
 /** Wraps a channel so every frame is recorded at the given end, relative to the relay. */
-export function recorded(channel: LineChannel, recorder: FrameRecorder, end: Frame["end"], session?: string): LineChannel {
+export function recorded(
+  channel: LineChannel,
+  recorder: FrameRecorder,
+  end: Frame["end"],
+  session?: string,
+): LineChannel {
   return {
     send: (line) => {
       recorder.record(end, "to-relay", line, session);
@@ -105,7 +117,10 @@ export class ControlServer {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         const list = this.waiting.get(token) ?? [];
-        this.waiting.set(token, list.filter((w) => w !== deliver));
+        this.waiting.set(
+          token,
+          list.filter((w) => w !== deliver),
+        );
         reject(new Error(`the relay did not launch the harness upstream within ${timeoutMs} ms`));
       }, timeoutMs);
       const deliver = (channel: LineChannel) => {

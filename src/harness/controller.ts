@@ -1,5 +1,5 @@
-import type { LoadedCase } from "../model/load.ts";
 import type { Frame, Observation } from "../model/evidence.ts";
+import type { LoadedCase } from "../model/load.ts";
 import type { TargetProfile } from "../model/target.ts";
 import type { Era } from "../validator/eras.ts";
 import { ControlServer } from "./channels.ts";
@@ -89,13 +89,25 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
             expect,
             startedAt,
             durationMs: Math.round(performance.now() - t0),
-            observation: { sent: params, asked: [], upstream: { kind: "broken", detail: `the relay session could not start: ${startError}` } },
+            observation: {
+              sent: params,
+              asked: [],
+              upstream: { kind: "broken", detail: `the relay session could not start: ${startError}` },
+            },
             frames: [],
             negotiated: { upstream: null, downstream: null },
           };
         } else {
           const out = await session.runCase({ caseKey: `${kase.row}/${kase.id}@${era}`, params, answer });
-          run = { kase, era, canary, expect, startedAt, durationMs: Math.round(performance.now() - t0), ...out };
+          run = {
+            kase,
+            era,
+            canary,
+            expect,
+            startedAt,
+            durationMs: Math.round(performance.now() - t0),
+            ...out,
+          };
         }
         runs.push(run);
         plan.onCase?.(run);

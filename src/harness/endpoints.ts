@@ -42,7 +42,9 @@ export async function openUpstream(
     case "stdio":
       return stdioUpstream(control, token, tmp);
     default:
-      throw new Error(`upstream transport ${profile.upstream.transport} is not supported by this harness build`);
+      throw new Error(
+        `upstream transport ${profile.upstream.transport} is not supported by this harness build`,
+      );
   }
 }
 
@@ -56,8 +58,13 @@ export async function openDownstream(
   void url;
   switch (profile.downstream.transport) {
     case "stdio":
-      return { channel: recorded(childStdioChannel(relay.child), recorder, "downstream"), close: async () => undefined };
+      return {
+        channel: recorded(childStdioChannel(relay.child), recorder, "downstream"),
+        close: async () => undefined,
+      };
     default:
-      throw new Error(`downstream transport ${profile.downstream.transport} is not supported by this harness build`);
+      throw new Error(
+        `downstream transport ${profile.downstream.transport} is not supported by this harness build`,
+      );
   }
 }

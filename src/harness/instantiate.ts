@@ -4,7 +4,9 @@ export function withCanary<T>(value: T, canary: string): T {
     if (typeof v === "string") return v.replaceAll("{{canary}}", canary);
     if (Array.isArray(v)) return v.map(walk);
     if (v !== null && typeof v === "object") {
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k.replaceAll("{{canary}}", canary), walk(x)]));
+      return Object.fromEntries(
+        Object.entries(v).map(([k, x]) => [k.replaceAll("{{canary}}", canary), walk(x)]),
+      );
     }
     return v;
   };

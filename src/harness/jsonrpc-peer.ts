@@ -26,7 +26,9 @@ export type RequestHandler = (
   method: string,
   params: unknown,
   id: JsonRpcId,
-) => Promise<{ result: unknown } | { error: { code: number; message: string; data?: unknown } } | { noReply: true }>;
+) => Promise<
+  { result: unknown } | { error: { code: number; message: string; data?: unknown } } | { noReply: true }
+>;
 
 export class PeerClosedError extends Error {}
 export class PeerTimeoutError extends Error {}
@@ -88,12 +90,18 @@ export class JsonRpcPeer {
         reject(new PeerTimeoutError(`no response to ${method} within ${timeoutMs} ms`));
       }, timeoutMs);
       this.pending.set(String(id), { resolve, reject, timer });
-      this.sendRaw(JSON.stringify(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params }));
+      this.sendRaw(
+        JSON.stringify(
+          params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params },
+        ),
+      );
     });
   }
 
   notify(method: string, params?: unknown): void {
-    this.sendRaw(JSON.stringify(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params }));
+    this.sendRaw(
+      JSON.stringify(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params }),
+    );
   }
 
   /** Sends any text as one frame, legal or not. */
@@ -128,7 +136,8 @@ export class JsonRpcPeer {
     }
     const hasId = "id" in message && (typeof message.id === "string" || typeof message.id === "number");
     if (typeof message.method === "string") {
-      if (hasId && !this.requestHandler) this.early.push({ method: message.method, params: message.params, id: message.id });
+      if (hasId && !this.requestHandler)
+        this.early.push({ method: message.method, params: message.params, id: message.id });
       else if (hasId) void this.answer(message.method, message.params, message.id);
       else this.notificationHandler?.(message.method, message.params);
       return;
@@ -154,7 +163,11 @@ export class JsonRpcPeer {
       this.sendRaw(JSON.stringify({ jsonrpc: "2.0", id, ...reply }));
     } catch (error) {
       this.sendRaw(
-        JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message: `harness handler failed: ${String(error)}` } }),
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          error: { code: -32603, message: `harness handler failed: ${String(error)}` },
+        }),
       );
     }
   }

@@ -97,7 +97,9 @@ export class RelaySession {
     });
     this.upstream.catch(() => undefined);
     const exited = new Promise<never>((_, reject) =>
-      this.relay.child.once("exit", () => reject(new Error(`the relay ${this.relay.exited ?? "exited"} during start-up`))),
+      this.relay.child.once("exit", () =>
+        reject(new Error(`the relay ${this.relay.exited ?? "exited"} during start-up`)),
+      ),
     );
     exited.catch(() => undefined);
     const url = profile.downstream.url ? fillPlaceholders(profile.downstream.url, values) : undefined;
@@ -115,7 +117,11 @@ export class RelaySession {
     let upstream: ScriptedUpstream | undefined;
     let outcome: UpstreamOutcome;
     try {
-      upstream = await withTimeout(this.upstream!, profile.startupTimeoutMs, "the relay launching the harness upstream");
+      upstream = await withTimeout(
+        this.upstream!,
+        profile.startupTimeoutMs,
+        "the relay launching the harness upstream",
+      );
       let settle!: (o: UpstreamOutcome) => void;
       const outcomeP = new Promise<UpstreamOutcome>((r) => {
         settle = r;
@@ -125,7 +131,10 @@ export class RelaySession {
         (response) => ({ response }),
         (error: Error) => ({ error }),
       );
-      const first = await Promise.race([outcomeP.then((o) => ({ outcome: o })), callP.then((c) => ({ call: c }))]);
+      const first = await Promise.race([
+        outcomeP.then((o) => ({ outcome: o })),
+        callP.then((c) => ({ call: c })),
+      ]);
       if ("outcome" in first) {
         outcome = first.outcome;
         await Promise.race([callP, sleep(2000)]);

@@ -1,6 +1,6 @@
-import type { Era } from "../validator/eras.ts";
 import type { UpstreamOutcome } from "../model/evidence.ts";
-import { JsonRpcPeer, PeerClosedError, PeerTimeoutError, type LineChannel } from "./jsonrpc-peer.ts";
+import type { Era } from "../validator/eras.ts";
+import { JsonRpcPeer, type LineChannel, PeerClosedError, PeerTimeoutError } from "./jsonrpc-peer.ts";
 
 export const PROBE_TOOL = "conformance_probe";
 
@@ -61,7 +61,8 @@ export class ScriptedUpstream {
             tools: [
               {
                 name: PROBE_TOOL,
-                description: "mcpx-conform probe: sends one scripted sampling/createMessage and reports the answer",
+                description:
+                  "mcpx-conform probe: sends one scripted sampling/createMessage and reports the answer",
                 inputSchema: { type: "object", properties: { caseKey: { type: "string" } } },
               },
             ],

@@ -48,12 +48,18 @@ export function describeOutcome(outcome: UpstreamOutcome): string {
 }
 
 function describeExpectation(e: Expectation): string {
-  const asked = "asked" in e && e.asked !== undefined ? (e.asked ? ", after asking the answerer" : ", without asking the answerer") : "";
+  const asked =
+    "asked" in e && e.asked !== undefined
+      ? e.asked
+        ? ", after asking the answerer"
+        : ", without asking the answerer"
+      : "";
   switch (e.outcome) {
     case "delivered":
       return "the answer delivered unchanged";
     case "error": {
-      const codes = e.code === undefined ? "(any code)" : Array.isArray(e.code) ? e.code.join(" or ") : String(e.code);
+      const codes =
+        e.code === undefined ? "(any code)" : Array.isArray(e.code) ? e.code.join(" or ") : String(e.code);
       return `error ${codes}${e.message ? ` matching /${e.message}/` : ""}${asked}`;
     }
     case "withheld":
@@ -65,12 +71,21 @@ function askedChecks(asked: boolean | undefined, observation: Observation): Chec
   if (asked === undefined) return [];
   const n = observation.asked.length;
   return asked
-    ? [{ id: "answerer-asked", ok: n > 0, detail: n > 0 ? `the answerer was asked (${n}×)` : "the answerer was never asked" }]
+    ? [
+        {
+          id: "answerer-asked",
+          ok: n > 0,
+          detail: n > 0 ? `the answerer was asked (${n}×)` : "the answerer was never asked",
+        },
+      ]
     : [
         {
           id: "answerer-not-asked",
           ok: n === 0,
-          detail: n === 0 ? "the answerer was never asked" : `the answerer was asked ${n}× about a request that had to be refused first`,
+          detail:
+            n === 0
+              ? "the answerer was never asked"
+              : `the answerer was asked ${n}× about a request that had to be refused first`,
         },
       ];
 }
@@ -80,20 +95,29 @@ function expectationChecks(e: Expectation, o: Observation): Check[] {
   switch (e.outcome) {
     case "delivered": {
       const checks: Check[] = [];
-      checks.push({ id: "upstream-got-result", ok: up.kind === "result", detail: `the upstream received ${describeOutcome(up)}` });
+      checks.push({
+        id: "upstream-got-result",
+        ok: up.kind === "result",
+        detail: `the upstream received ${describeOutcome(up)}`,
+      });
       const answered = o.answered as { result?: unknown } | undefined;
       const hasAnswer = answered !== undefined && "result" in answered;
       checks.push({
         id: "answerer-answered",
         ok: hasAnswer,
-        detail: hasAnswer ? "the answerer was asked and answered with a result" : "the answerer never answered with a result",
+        detail: hasAnswer
+          ? "the answerer was asked and answered with a result"
+          : "the answerer never answered with a result",
       });
       if (up.kind === "result" && hasAnswer) {
         const d = firstDifference(answered.result, up.result);
         checks.push({
           id: "result-unchanged",
           ok: d === null,
-          detail: d === null ? "the result reached the upstream unchanged" : `the result the upstream received differs at ${d}`,
+          detail:
+            d === null
+              ? "the result reached the upstream unchanged"
+              : `the result the upstream received differs at ${d}`,
         });
       }
       if (o.asked.length > 0) {
@@ -101,17 +125,28 @@ function expectationChecks(e: Expectation, o: Observation): Check[] {
         checks.push({
           id: "request-unchanged",
           ok: d === null,
-          detail: d === null ? "the request reached the answerer unchanged" : `the request the answerer received differs at ${d}`,
+          detail:
+            d === null
+              ? "the request reached the answerer unchanged"
+              : `the request the answerer received differs at ${d}`,
         });
       }
       if (o.asked.length > 1) {
-        checks.push({ id: "asked-once", ok: false, detail: `the answerer was asked ${o.asked.length}× for one request` });
+        checks.push({
+          id: "asked-once",
+          ok: false,
+          detail: `the answerer was asked ${o.asked.length}× for one request`,
+        });
       }
       return checks;
     }
     case "error": {
       const checks: Check[] = [
-        { id: "upstream-got-error", ok: up.kind === "error", detail: `the upstream received ${describeOutcome(up)}` },
+        {
+          id: "upstream-got-error",
+          ok: up.kind === "error",
+          detail: `the upstream received ${describeOutcome(up)}`,
+        },
       ];
       if (up.kind === "error") {
         if (e.code !== undefined) {
@@ -126,7 +161,8 @@ function expectationChecks(e: Expectation, o: Observation): Check[] {
           });
         }
         if (e.message) {
-          const matches = typeof up.error.message === "string" && new RegExp(e.message, "i").test(up.error.message);
+          const matches =
+            typeof up.error.message === "string" && new RegExp(e.message, "i").test(up.error.message);
           checks.push({
             id: "error-message",
             ok: matches,
@@ -140,7 +176,11 @@ function expectationChecks(e: Expectation, o: Observation): Check[] {
     }
     case "withheld":
       return [
-        { id: "upstream-withheld", ok: up.kind === "withheld", detail: `the upstream received ${describeOutcome(up)}` },
+        {
+          id: "upstream-withheld",
+          ok: up.kind === "withheld",
+          detail: `the upstream received ${describeOutcome(up)}`,
+        },
         ...askedChecks(e.asked, o),
       ];
   }
@@ -153,7 +193,10 @@ function crossTalkCheck(o: Observation, canary: string): Check[] {
     {
       id: "no-cross-talk",
       ok: foreign.length === 0,
-      detail: foreign.length === 0 ? "every request the answerer saw came from this case" : "the answerer received a request from another case",
+      detail:
+        foreign.length === 0
+          ? "every request the answerer saw came from this case"
+          : "the answerer received a request from another case",
     },
   ];
 }
@@ -170,7 +213,11 @@ export function judgeCase(input: JudgeInput): CaseVerdict {
     const checks = [...expectationChecks(e, o), ...common];
     const failed = checks.filter((c) => !c.ok).length;
     if (failed === 0) {
-      return { status: "pass", reason: `the upstream received ${describeOutcome(o.upstream)}, as expected`, checks };
+      return {
+        status: "pass",
+        reason: `the upstream received ${describeOutcome(o.upstream)}, as expected`,
+        checks,
+      };
     }
     if (!best || failed < best.failed) best = { e, checks, failed };
   }
@@ -178,14 +225,21 @@ export function judgeCase(input: JudgeInput): CaseVerdict {
   const wrong = chosen.checks.filter((c) => !c.ok).map((c) => c.detail);
   const expected = applicable.map(describeExpectation).join(", or ");
   const reason = `${wrong.join("; ")} — expected ${expected}`;
-  return { status: input.severity === "failure" ? "fail" : "warn", reason: reason.charAt(0).toUpperCase() + reason.slice(1), checks: chosen.checks };
+  return {
+    status: input.severity === "failure" ? "fail" : "warn",
+    reason: reason.charAt(0).toUpperCase() + reason.slice(1),
+    checks: chosen.checks,
+  };
 }
 
 /**
  * A relay that never relays sampling must not be credited with refusing bad requests or honouring denials:
  * every case of an era counts only when that era's round-trip prerequisite passed.
  */
-export function applyPrerequisite(verdict: CaseVerdict, prerequisite: { met: boolean; what: string }): CaseVerdict {
+export function applyPrerequisite(
+  verdict: CaseVerdict,
+  prerequisite: { met: boolean; what: string },
+): CaseVerdict {
   if (prerequisite.met || verdict.status === "fail" || verdict.status === "error") return verdict;
   return {
     status: "fail",

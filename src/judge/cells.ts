@@ -47,7 +47,9 @@ export function buildCells(
           continue;
         }
         const notRun = eraNotRun[era];
-        const cases = judged.filter((j) => j.row === row.id && j.era === era && j.side === side).map((j) => j.result);
+        const cases = judged
+          .filter((j) => j.row === row.id && j.era === era && j.side === side)
+          .map((j) => j.result);
         if (cases.length === 0) {
           cells.push({
             row: row.id,

@@ -20,7 +20,11 @@ export function judgeRuns(register: Register, runs: CaseRun[]): JudgedRun[] {
   const judged: JudgedRun[] = runs.map((run) => {
     const row = rows.get(run.kase.row)!;
     if (run.harnessError) {
-      return { run, row, verdict: { status: "error", reason: `Harness failure: ${run.harnessError}`, checks: [] } };
+      return {
+        run,
+        row,
+        verdict: { status: "error", reason: `Harness failure: ${run.harnessError}`, checks: [] },
+      };
     }
     const verdict = judgeCase({
       expect: run.expect,
@@ -46,7 +50,9 @@ export function judgeRuns(register: Register, runs: CaseRun[]): JudgedRun[] {
     });
   }
   return judged.map((j) =>
-    j.row.id === ROUNDTRIP_ROW ? j : { ...j, verdict: applyPrerequisite(j.verdict, prerequisite.get(j.run.era)!) },
+    j.row.id === ROUNDTRIP_ROW
+      ? j
+      : { ...j, verdict: applyPrerequisite(j.verdict, prerequisite.get(j.run.era)!) },
   );
 }
 

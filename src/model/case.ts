@@ -26,7 +26,9 @@ export const AnswerSchema = z
     z
       .object({
         action: z.literal("error"),
-        error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).strict(),
+        error: z
+          .object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() })
+          .strict(),
       })
       .strict(),
     /** Never answer: the relay's own deadline must fire. */

@@ -25,6 +25,9 @@ export function zodIssueLine(error: { issues: Array<{ path: PropertyKey[]; messa
 } {
   const issue = error.issues[0];
   if (!issue) return { field: "", message: "invalid" };
-  const field = issue.path.map((p) => (typeof p === "number" ? `[${p}]` : String(p))).join(".").replace(/\.\[/g, "[");
+  const field = issue.path
+    .map((p) => (typeof p === "number" ? `[${p}]` : String(p)))
+    .join(".")
+    .replace(/\.\[/g, "[");
   return { field: field || "(root)", message: issue.message };
 }

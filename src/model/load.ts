@@ -1,10 +1,10 @@
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
 import type { ZodType } from "zod";
-import { InputError, zodIssueLine } from "./errors.ts";
 import { type Case, CaseSchema } from "./case.ts";
+import { InputError, zodIssueLine } from "./errors.ts";
 import { type Register, type RegisterRow, RegisterSchema } from "./register.ts";
 import { type TargetProfile, TargetProfileSchema } from "./target.ts";
 
@@ -31,7 +31,11 @@ export function loadDataFile<T>(file: string, schema: ZodType<T>): T {
   const parsed = schema.safeParse(data);
   if (!parsed.success) {
     const { field, message } = zodIssueLine(parsed.error);
-    throw new InputError(`expected ${message}`.replace(/^expected (Invalid input: )?expected/i, "expected"), file, field);
+    throw new InputError(
+      `expected ${message}`.replace(/^expected (Invalid input: )?expected/i, "expected"),
+      file,
+      field,
+    );
   }
   return parsed.data;
 }
@@ -66,13 +70,19 @@ export function loadCases(register: Register, dir = DEFAULT_CASES): LoadedCase[]
       const c = loadDataFile(file, CaseSchema);
       const row = rows.get(c.row);
       if (!row) throw new InputError(`unknown register row '${c.row}'`, shown, "row");
-      if (c.row !== folder) throw new InputError(`row '${c.row}' does not match its folder '${folder}'`, shown, "row");
+      if (c.row !== folder)
+        throw new InputError(`row '${c.row}' does not match its folder '${folder}'`, shown, "row");
       if (basename(name).replace(/\.ya?ml$/, "") !== c.id)
         throw new InputError(`id '${c.id}' does not match the file name`, shown, "id");
-      if (row.na) throw new InputError(`row '${c.row}' is n/a for relays and cannot have cases`, shown, "row");
+      if (row.na)
+        throw new InputError(`row '${c.row}' is n/a for relays and cannot have cases`, shown, "row");
       for (const era of c.eras ?? []) {
         if (!row.eras.includes(era))
-          throw new InputError(`era ${era} is not an era of row '${row.id}' (${row.eras.join(", ")})`, shown, "eras");
+          throw new InputError(
+            `era ${era} is not an era of row '${row.id}' (${row.eras.join(", ")})`,
+            shown,
+            "eras",
+          );
       }
       if (row.side === "both" && !c.side)
         throw new InputError(`row '${row.id}' is on both sides: say which (client|server)`, shown, "side");

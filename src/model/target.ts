@@ -17,7 +17,10 @@ export const TargetProfileSchema = z
         path: ["url"],
       }),
     upstream: z.object({ transport: TransportSchema }).strict(),
-    answerer: z.object({ kind: z.enum(["client"]) }).strict().default({ kind: "client" }),
+    answerer: z
+      .object({ kind: z.enum(["client"]) })
+      .strict()
+      .default({ kind: "client" }),
     eras: z.array(EraSchema).min(1).optional(),
     env: z.record(z.string(), z.string()).default({}),
     cwd: z.string().optional(),

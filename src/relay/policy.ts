@@ -1,5 +1,5 @@
-import { validateRequest, validateResult } from "../validator/index.ts";
 import type { Era } from "../validator/eras.ts";
+import { validateRequest, validateResult } from "../validator/index.ts";
 import type { SamplingCapabilities, Verdict } from "../validator/types.ts";
 
 /** A JSON-RPC error as the relay sends it upstream. */
@@ -9,6 +9,9 @@ export interface WireError {
   data?: unknown;
 }
 
+/** What the relay sends upstream for an error the downstream answered with: an error, or (defect) a result. */
+export type RelayedError = WireError | { result: Record<string, unknown> };
+
 /**
  * The decisions a sampling relay makes at the trust boundary. The reference relay uses `REFERENCE_POLICY`;
  * each deliberately broken relay under targets/broken/ replaces exactly one decision with a realistic defect.
@@ -17,7 +20,10 @@ export interface RelayPolicy {
   /** Checks a request from the upstream before any question opens; null means "do not check". */
   checkRequest(params: unknown, ctx: { era: Era; capabilities: SamplingCapabilities }): Verdict | null;
   /** Checks whether the downstream's era can carry the request (content shape, tools). */
-  checkDownstreamCarries(params: unknown, ctx: { era: Era; capabilities: SamplingCapabilities }): Verdict | null;
+  checkDownstreamCarries(
+    params: unknown,
+    ctx: { era: Era; capabilities: SamplingCapabilities },
+  ): Verdict | null;
   /** Checks the downstream's result against the request before relaying it. */
   checkResult(result: unknown, ctx: { era: Era; request: unknown }): Verdict | null;
   /** Turns a refused request into the error sent upstream. */
@@ -25,9 +31,11 @@ export interface RelayPolicy {
   refuseForDownstream(verdict: Verdict, downstreamEra: string): WireError;
   refuseResult(verdict: Verdict): WireError;
   /** Relays an error the downstream answered with (e.g. -1 when the user declined). */
-  relayDownstreamError(error: { code: number; message: string; data?: unknown }): WireError;
+  relayDownstreamError(error: { code: number; message: string; data?: unknown }): RelayedError;
   /** The error sent when nobody answered in time. */
   expired(afterMs: number): WireError;
+  /** May rewrite a request's params before asking the downstream (the reference relay never does). */
+  rewriteRequest(params: Record<string, unknown>): Record<string, unknown>;
   /** May rewrite a result before relaying it (the reference relay never does). */
   rewriteResult(result: Record<string, unknown>): Record<string, unknown>;
 }
@@ -58,5 +66,6 @@ export const REFERENCE_POLICY: RelayPolicy = {
     code: -32603,
     message: `Sampling request expired: no answer from the client within ${afterMs} ms`,
   }),
+  rewriteRequest: (params) => params,
   rewriteResult: (result) => result,
 };

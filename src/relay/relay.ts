@@ -10,7 +10,7 @@ import {
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { isEra, type Era } from "../validator/eras.ts";
+import { type Era, isEra } from "../validator/eras.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
 import { REFERENCE_POLICY, type RelayPolicy, type WireError } from "./policy.ts";
 
@@ -134,23 +134,34 @@ export async function runRelay(options: RelayOptions): Promise<void> {
         era: downstreamEra,
         capabilities: samplingCapabilitiesFrom(server.getClientCapabilities()),
       });
-      if (carried && !carried.legal) throw new WireFailure(policy.refuseForDownstream(carried, downstreamEra));
+      if (carried && !carried.legal)
+        throw new WireFailure(policy.refuseForDownstream(carried, downstreamEra));
     }
     let result: Record<string, unknown>;
     try {
-      result = await server.request({ method: "sampling/createMessage", params }, Untouched, {
+      const asked = policy.rewriteRequest(params);
+      result = await server.request({ method: "sampling/createMessage", params: asked }, Untouched, {
         timeout: options.answerTimeoutMs,
         signal: extra.signal,
       });
     } catch (error) {
       if (error instanceof McpError) {
-        if (error.code === ErrorCode.RequestTimeout) throw new WireFailure(policy.expired(options.answerTimeoutMs));
+        if (error.code === ErrorCode.RequestTimeout)
+          throw new WireFailure(policy.expired(options.answerTimeoutMs));
         if (error.code === ErrorCode.ConnectionClosed) {
-          throw new WireFailure({ code: -32603, message: "The client disconnected before answering the sampling request" });
+          throw new WireFailure({
+            code: -32603,
+            message: "The client disconnected before answering the sampling request",
+          });
         }
-        throw new WireFailure(policy.relayDownstreamError({ code: error.code, message: unprefixed(error), data: error.data }));
+        const relayed = policy.relayDownstreamError({ code: error.code, message: unprefixed(error), data: error.data });
+        if ("result" in relayed) return relayed.result as any;
+        throw new WireFailure(relayed);
       }
-      throw new WireFailure({ code: -32603, message: `Sampling failed: ${error instanceof Error ? error.message : String(error)}` });
+      throw new WireFailure({
+        code: -32603,
+        message: `Sampling failed: ${error instanceof Error ? error.message : String(error)}`,
+      });
     }
     const checked = policy.checkResult(result, { era, request: params });
     if (checked && !checked.legal) throw new WireFailure(policy.refuseResult(checked));

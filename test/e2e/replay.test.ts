@@ -6,9 +6,21 @@ import { cli, tempDir } from "../helpers/cli.ts";
 describe("replay an evidence bundle", () => {
   it("reports the same verdict against the same target and a different one against a broken relay", async () => {
     const out = tempDir();
-    const run = await cli(["run", "--era", "2025-11-25", "--rows", "sampling-client-errors-user-rejected-and-tool-shape", "--out", out, "--quiet"]);
+    const run = await cli([
+      "run",
+      "--era",
+      "2025-11-25",
+      "--rows",
+      "sampling-client-errors-user-rejected-and-tool-shape",
+      "--out",
+      out,
+      "--quiet",
+    ]);
     expect(run.code).toBe(0);
-    const bundle = join(out, "evidence/sampling-client-errors-user-rejected-and-tool-shape/decline-is-minus-1@2025-11-25.json");
+    const bundle = join(
+      out,
+      "evidence/sampling-client-errors-user-rejected-and-tool-shape/decline-is-minus-1@2025-11-25.json",
+    );
     const evidence = JSON.parse(readFileSync(bundle, "utf8"));
     expect(evidence.case.definition.answer).toEqual({ action: "decline" });
     expect(evidence.canary).toMatch(/^cnry-decline-is-minus-1-/);

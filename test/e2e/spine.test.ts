@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EvidenceSchema } from "../../src/model/evidence.ts";
-import { ResultsSchema, type Results } from "../../src/model/results.ts";
+import { type Results, ResultsSchema } from "../../src/model/results.ts";
 import { cli, tempDir } from "../helpers/cli.ts";
 
 const ISSUE_256_ROWS = [
@@ -26,7 +26,10 @@ describe("mcpx-conform run against real relay processes", () => {
     const exercised = results.cells.filter((c) => c.cases.length > 0);
     expect(exercised.length).toBeGreaterThan(10);
     for (const cell of exercised) {
-      expect(cell.status, `${cell.row}@${cell.era}/${cell.side}: ${cell.cases.map((c) => c.reason).join("; ")}`).toBe("pass");
+      expect(
+        cell.status,
+        `${cell.row}@${cell.era}/${cell.side}: ${cell.cases.map((c) => c.reason).join("; ")}`,
+      ).toBe("pass");
       for (const c of cell.cases) {
         expect(c.evidence).toBeDefined();
         const evidence = EvidenceSchema.parse(JSON.parse(readFileSync(join(out, c.evidence!), "utf8")));
@@ -45,11 +48,22 @@ describe("mcpx-conform run against real relay processes", () => {
 
   it("fails the naive pass-through relay on validation and error codes, naming what the upstream received", async () => {
     const out = tempDir();
-    const r = await cli(["run", "--target", "targets/broken/naive-passthrough.yaml", "--era", "2025-11-25", "--out", out, "--quiet"]);
+    const r = await cli([
+      "run",
+      "--target",
+      "targets/broken/naive-passthrough.yaml",
+      "--era",
+      "2025-11-25",
+      "--out",
+      out,
+      "--quiet",
+    ]);
     expect(r.code).toBe(1);
     const results = readResults(out);
     const status = (row: string, side?: string) =>
-      results.cells.filter((c) => c.row === row && c.era === "2025-11-25" && (!side || c.side === side)).map((c) => c.status);
+      results.cells
+        .filter((c) => c.row === row && c.era === "2025-11-25" && (!side || c.side === side))
+        .map((c) => c.status);
     expect(status("sampling-both-validate-message-content", "client")).toEqual(["fail"]);
     expect(status("sampling-both-validate-message-content", "server")).toEqual(["fail"]);
     expect(status("sampling-client-errors-user-rejected-and-tool-shape")).toEqual(["fail"]);
@@ -67,7 +81,10 @@ describe("mcpx-conform run against real relay processes", () => {
   it("reports a bad target profile in one line naming the file and field, exit 2", async () => {
     const dir = tempDir();
     const file = join(dir, "bad.yaml");
-    writeFileSync(file, "name: bad\ncommand: []\ndownstream: { transport: stdio }\nupstream: { transport: stdio }\n");
+    writeFileSync(
+      file,
+      "name: bad\ncommand: []\ndownstream: { transport: stdio }\nupstream: { transport: stdio }\n",
+    );
     const r = await cli(["run", "--target", file, "--out", join(dir, "out")]);
     expect(r.code).toBe(2);
     const lines = r.stderr.trim().split("\n");

@@ -15,14 +15,21 @@ export interface CliResult {
 /** Runs the real CLI as a user would (a child process), with a hard deadline. */
 export function cli(args: string[], options: { timeoutMs?: number; cwd?: string } = {}): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c) => (stdout += c));
     child.stderr.on("data", (c) => (stderr += c));
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`mcpx-conform ${args.join(" ")} did not finish within ${options.timeoutMs ?? 120_000} ms\n${stderr}`));
+      reject(
+        new Error(
+          `mcpx-conform ${args.join(" ")} did not finish within ${options.timeoutMs ?? 120_000} ms\n${stderr}`,
+        ),
+      );
     }, options.timeoutMs ?? 120_000);
     child.on("exit", (code) => {
       clearTimeout(timer);

@@ -1,0 +1,49 @@
+import type { Answer } from "../model/case.ts";
+import type { JsonRpcPeer, JsonRpcResponse } from "./jsonrpc-peer.ts";
+import type { Probe } from "./upstream.ts";
+
+/**
+ * The two ends the harness plays around a relay, whatever the era: the session drives either kind through these
+ * small interfaces (legacy: ScriptedUpstream / ClientAnswerer; 2026-07-28: ModernUpstream / ModernAnswerer).
+ */
+
+/** 2026-07-28: how the upstream frames its input_required result (a case may pin both for the MRTR rows). */
+export interface InputFraming {
+  /** The inputRequests key of the sampling request. */
+  key?: string;
+  /** The requestState sent with it; null sends none. */
+  requestState?: string | null;
+}
+
+export interface ArmedProbe extends Probe {
+  /** 2026-07-28 only; legacy upstreams ignore it. */
+  mrtr?: InputFraming;
+}
+
+export interface HarnessUpstream {
+  /** Arms the next probe call; undefined disarms a probe whose case has ended. */
+  arm(probe: ArmedProbe | undefined): void;
+  /** The protocol version the relay spoke to the upstream, once known. */
+  readonly negotiated: string | null;
+  /** Probe calls that arrived with no probe armed (a late or duplicated call). */
+  readonly strayCalls: unknown[];
+  /**
+   * The answerer's probe call has ended, so no further answer can come from it: an upstream that is waiting for
+   * the relay to come back (2026-07-28: a retry) decides within `graceMs`. Legacy upstreams have no such wait.
+   */
+  settle?(graceMs: number): void;
+}
+
+export interface HarnessAnswerer {
+  readonly peer: JsonRpcPeer;
+  /** The protocol version the relay spoke to the answerer, once known. */
+  readonly negotiated: string | null;
+  /** Sampling request params the answerer was shown since the last `script`, in order. */
+  readonly asked: unknown[];
+  /** What the answerer replied (`{result}` or `{error}`), when it replied. */
+  readonly answered: unknown;
+  connect(timeoutMs: number): Promise<void>;
+  script(answer: Answer): void;
+  /** Calls the probe tool and resolves with the relay's final response to that call. */
+  callProbe(caseKey: string, timeoutMs: number): Promise<JsonRpcResponse>;
+}

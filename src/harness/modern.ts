@@ -1,0 +1,329 @@
+import { randomBytes } from "node:crypto";
+import type { Answer } from "../model/case.ts";
+import type { UpstreamOutcome } from "../model/evidence.ts";
+import type { ArmedProbe, HarnessAnswerer, HarnessUpstream } from "./ends.ts";
+import { JsonRpcPeer, type JsonRpcId, type JsonRpcResponse, type LineChannel } from "./jsonrpc-peer.ts";
+import { PROBE_TOOL } from "./upstream.ts";
+
+/**
+ * Protocol era 2026-07-28 at both ends of the relay (multi-round-trip requests, MRTR): there is no initialize and
+ * no server→client request. The probe tool call is answered with `resultType: "input_required"` carrying the
+ * sampling request in `inputRequests[key]` plus a `requestState`; the client retries the same call (new JSON-RPC id)
+ * with `inputResponses[key]` and the `requestState` echoed. A declined input has no error object: the client does
+ * not retry, or retries without the key. Capabilities and the protocol version ride in every request's `_meta`.
+ */
+
+export const MODERN_ERA = "2026-07-28";
+export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
+export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+export const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
+export const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
+/** UnsupportedProtocolVersionError (2026-07-28 schema.ts). */
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+/** The inputRequests key the upstream uses unless a case pins one. */
+export const DEFAULT_INPUT_KEY = "mcpx-conform/sample";
+
+const SAMPLING = "sampling/createMessage";
+/** Input rounds the answerer goes through for one call before it gives up on a relay that keeps asking. */
+const MAX_ROUNDS = 4;
+
+const isObject = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);
+const clip = (s: string, n = 120) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (!isObject(a) && !Array.isArray(a)) return false;
+  if (Array.isArray(a) !== Array.isArray(b) || typeof b !== "object" || b === null) return false;
+  const ak = Object.keys(a as object);
+  const bk = Object.keys(b as object);
+  return ak.length === bk.length && ak.every((k) => Object.hasOwn(b as object, k) && sameJson((a as any)[k], (b as any)[k]));
+}
+
+/** A retry the upstream is waiting for. */
+interface Awaiting {
+  probe: ArmedProbe;
+  key: string;
+  /** undefined: the input_required result carried no requestState. */
+  requestState: string | undefined;
+  callId: JsonRpcId;
+  args: unknown;
+  timer: NodeJS.Timeout;
+  deadline: number;
+}
+
+/**
+ * The scripted upstream MCP server of 2026-07-28. It answers server/discover, refuses initialize with -32022,
+ * lists the probe tool, and answers the armed probe call with input_required; the retry's inputResponses[key]
+ * (or its absence) is the outcome reported to the controller.
+ */
+export class ModernUpstream implements HarnessUpstream {
+  readonly peer: JsonRpcPeer;
+  negotiated: string | null = null;
+  /** What the relay declared in `_meta` on its latest request (protocol version and client capabilities). */
+  declared: { protocolVersion?: unknown; clientCapabilities?: unknown } | undefined;
+  /** initialize requests the relay sent (each refused with -32022). */
+  initializeAttempts = 0;
+  readonly strayCalls: unknown[] = [];
+  private probe: ArmedProbe | undefined;
+  private awaiting: Awaiting | undefined;
+
+  constructor(channel: LineChannel) {
+    this.peer = new JsonRpcPeer(channel, "up-");
+    this.peer.onRequest((method, params, id) => this.handle(method, params, id));
+    this.peer.onNotification(() => undefined);
+  }
+
+  arm(probe: ArmedProbe | undefined): void {
+    if (this.awaiting) {
+      clearTimeout(this.awaiting.timer);
+      this.awaiting = undefined;
+    }
+    this.probe = probe;
+  }
+
+  settle(graceMs: number): void {
+    const a = this.awaiting;
+    if (!a || a.deadline - performance.now() <= graceMs) return;
+    clearTimeout(a.timer);
+    a.deadline = performance.now() + graceMs;
+    a.timer = setTimeout(() => this.expire(a, `no retry: the downstream's call ended and no retry came within ${graceMs} ms`), graceMs);
+  }
+
+  private noteMeta(params: unknown): void {
+    const meta = isObject(params) && isObject(params._meta) ? params._meta : undefined;
+    if (!meta) return;
+    if (meta[META_PROTOCOL_VERSION] !== undefined || meta[META_CLIENT_CAPABILITIES] !== undefined) {
+      this.declared = { protocolVersion: meta[META_PROTOCOL_VERSION], clientCapabilities: meta[META_CLIENT_CAPABILITIES] };
+    }
+    if (meta[META_PROTOCOL_VERSION] === MODERN_ERA) this.negotiated = MODERN_ERA;
+  }
+
+  private async handle(method: string, params: any, id: JsonRpcId) {
+    this.noteMeta(params);
+    switch (method) {
+      case "server/discover":
+        this.negotiated ??= MODERN_ERA;
+        return {
+          result: {
+            resultType: "complete",
+            supportedVersions: [MODERN_ERA],
+            capabilities: { tools: {} },
+            _meta: { [META_SERVER_INFO]: { name: "mcpx-conform-upstream", version: "1" } },
+          },
+        };
+      case "initialize":
+        this.initializeAttempts++;
+        return {
+          error: {
+            code: UNSUPPORTED_PROTOCOL_VERSION,
+            message: "Unsupported protocol version: this server speaks 2026-07-28 only (use server/discover, no initialize)",
+            data: { supported: [MODERN_ERA], requested: isObject(params) ? params.protocolVersion : undefined },
+          },
+        };
+      case "ping":
+        return { result: { resultType: "complete" } };
+      case "tools/list":
+        return {
+          result: {
+            resultType: "complete",
+            tools: [
+              {
+                name: PROBE_TOOL,
+                description: "mcpx-conform probe: asks for one scripted sampling/createMessage input and reports the answer",
+                inputSchema: { type: "object", properties: { caseKey: { type: "string" } } },
+              },
+            ],
+          },
+        };
+      case "tools/call":
+        return this.call(params, id);
+      default:
+        return { error: { code: -32601, message: `Method not found: ${method}` } };
+    }
+  }
+
+  private call(params: any, id: JsonRpcId) {
+    if (!isObject(params) || params.name !== PROBE_TOOL) {
+      return { error: { code: -32602, message: `Unknown tool: ${JSON.stringify(isObject(params) ? params.name : undefined)}` } };
+    }
+    // While a retry is awaited, every probe call is that retry (a relay that drops requestState is still caught).
+    if (this.awaiting) return this.retry(this.awaiting, params, id);
+    const probe = this.probe;
+    if (!probe) {
+      this.strayCalls.push(params);
+      return { error: { code: -32603, message: "no conformance case is running" } };
+    }
+    this.probe = undefined;
+    const key = probe.mrtr?.key ?? DEFAULT_INPUT_KEY;
+    const requestState =
+      probe.mrtr?.requestState === null ? undefined : (probe.mrtr?.requestState ?? `mcpx-conform.${randomBytes(12).toString("base64url")}`);
+    const awaiting: Awaiting = {
+      probe,
+      key,
+      requestState,
+      callId: id,
+      args: params.arguments,
+      deadline: performance.now() + probe.waitMs,
+      timer: setTimeout(() => this.expire(awaiting, `no retry within ${probe.waitMs} ms`), probe.waitMs),
+    };
+    this.awaiting = awaiting;
+    return {
+      result: {
+        resultType: "input_required",
+        inputRequests: { [key]: { method: SAMPLING, params: probe.params } },
+        ...(requestState !== undefined ? { requestState } : {}),
+      },
+    };
+  }
+
+  private expire(a: Awaiting, detail: string): void {
+    if (this.awaiting !== a) return;
+    this.awaiting = undefined;
+    a.probe.done({ kind: "withheld", detail });
+  }
+
+  private retry(a: Awaiting, params: Record<string, any>, id: JsonRpcId) {
+    clearTimeout(a.timer);
+    this.awaiting = undefined;
+    const problems: string[] = [];
+    if (id === a.callId) problems.push(`the retry reused the original request's JSON-RPC id ${JSON.stringify(id)}`);
+    const has = Object.hasOwn(params, "requestState");
+    if (a.requestState === undefined) {
+      if (has) problems.push(`the retry carries requestState ${clip(JSON.stringify(params.requestState))} though none was sent`);
+    } else if (!has) {
+      problems.push("the retry does not echo requestState");
+    } else if (params.requestState !== a.requestState) {
+      problems.push(`the retry's requestState ${clip(JSON.stringify(params.requestState))} is not the one sent (${clip(JSON.stringify(a.requestState))})`);
+    }
+    if (!sameJson(params.arguments, a.args)) problems.push("the retry changed the tool's arguments");
+    const responses = params.inputResponses;
+    let outcome: UpstreamOutcome;
+    if (problems.length > 0) {
+      outcome = { kind: "broken", detail: problems.join("; ") };
+    } else if (isObject(responses) && Object.hasOwn(responses, a.key)) {
+      outcome = { kind: "result", result: responses[a.key] };
+    } else {
+      const keys = isObject(responses) ? Object.keys(responses) : [];
+      outcome = {
+        kind: "withheld",
+        detail:
+          responses === undefined
+            ? "retry without the key (no inputResponses)"
+            : `retry without the key ${JSON.stringify(a.key)}${keys.length ? ` (inputResponses keys: ${clip(keys.map((k) => JSON.stringify(k)).join(", "))})` : ""}`,
+      };
+    }
+    a.probe.done(outcome);
+    return {
+      result: {
+        resultType: "complete",
+        content: [{ type: "text", text: `mcpx-conform recorded the ${outcome.kind}` }],
+      },
+    };
+  }
+}
+
+/**
+ * The harness answerer of 2026-07-28: a client with no initialize; every request carries `_meta` with the
+ * protocol version and the case's client capabilities. It answers sampling input requests as the case scripts
+ * it: accept → retry with inputResponses[key] and requestState echoed; decline / error / expire → no retry (there
+ * is no error object for an input in this era), so the call ends with the input_required result.
+ *
+ * `asked` and `answered` mean what they mean for the legacy ClientAnswerer: every sampling request shown
+ * (here: each sampling inputRequest's params) and the reply given (here `{result}` when accepted; nothing is
+ * replied for a decline, so `answered` stays unset).
+ */
+export class ModernAnswerer implements HarnessAnswerer {
+  readonly peer: JsonRpcPeer;
+  negotiated: string | null = null;
+  probeTool = PROBE_TOOL;
+  asked: unknown[] = [];
+  answered: unknown;
+  /** The relay's server/discover result (or error), when it answered one. */
+  discovered: JsonRpcResponse | undefined;
+  /** Server→client JSON-RPC requests the relay sent anyway (2026-07-28 has none; each refused with -32601). */
+  readonly wireRequests: Array<{ method: string; params: unknown }> = [];
+  private answer: Answer | undefined;
+
+  constructor(
+    channel: LineChannel,
+    private readonly capabilities: Record<string, unknown>,
+  ) {
+    this.peer = new JsonRpcPeer(channel, "down-");
+    this.peer.onRequest(async (method, params) => {
+      if (method === "ping") return { result: {} };
+      this.wireRequests.push({ method, params });
+      return { error: { code: -32601, message: `Method not found: ${method} (a 2026-07-28 client takes no server requests)` } };
+    });
+    this.peer.onNotification(() => undefined);
+  }
+
+  private meta(): Record<string, unknown> {
+    return {
+      [META_PROTOCOL_VERSION]: MODERN_ERA,
+      [META_CLIENT_CAPABILITIES]: this.capabilities,
+      [META_CLIENT_INFO]: { name: "mcpx-conform-answerer", version: "1" },
+    };
+  }
+
+  private noteShape(result: unknown): void {
+    if (isObject(result) && (result.resultType === "complete" || result.resultType === "input_required")) this.negotiated = MODERN_ERA;
+  }
+
+  /** server/discover (optional: a relay that does not answer it is not refused for that), then tools/list. */
+  async connect(timeoutMs: number): Promise<void> {
+    try {
+      this.discovered = await this.peer.request("server/discover", { _meta: this.meta() }, Math.min(timeoutMs, 5000));
+      const versions = (this.discovered.result as any)?.supportedVersions;
+      if (Array.isArray(versions) && versions.includes(MODERN_ERA)) this.negotiated = MODERN_ERA;
+    } catch (error) {
+      if (this.peer.closed !== undefined) throw error;
+    }
+    const list = await this.peer.request("tools/list", { _meta: this.meta() }, timeoutMs);
+    if (list.error) throw new Error(`the relay refused tools/list: ${clip(JSON.stringify(list.error), 300)}`);
+    this.noteShape(list.result);
+    const tools: any[] = (list.result as any)?.tools ?? [];
+    const tool = tools.find((t) => typeof t?.name === "string" && t.name.endsWith(PROBE_TOOL));
+    if (!tool) throw new Error(`the relay does not expose the upstream's ${PROBE_TOOL} tool (tools/list: ${clip(JSON.stringify(list), 300)})`);
+    this.probeTool = tool.name;
+  }
+
+  script(answer: Answer): void {
+    this.answer = answer;
+    this.asked = [];
+    this.answered = undefined;
+  }
+
+  async callProbe(caseKey: string, timeoutMs: number): Promise<JsonRpcResponse> {
+    const call = { name: this.probeTool, arguments: { caseKey } };
+    let response = await this.peer.request("tools/call", { ...call, _meta: this.meta() }, timeoutMs);
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const result = response.result;
+      if (response.error !== undefined || !isObject(result)) return response;
+      this.noteShape(result);
+      if (result.resultType !== "input_required") return response;
+      const requests = isObject(result.inputRequests) ? result.inputRequests : {};
+      const responses: Record<string, unknown> = {};
+      let sampling = 0;
+      for (const [key, request] of Object.entries(requests)) {
+        if (!isObject(request)) continue;
+        if (request.method === SAMPLING) {
+          sampling++;
+          this.asked.push(request.params);
+          if (this.answer?.action === "accept") {
+            responses[key] = this.answer.result;
+            this.answered = { result: this.answer.result };
+          }
+        } else if (request.method === "roots/list") {
+          responses[key] = { roots: [] };
+        }
+      }
+      // Declining (or failing, or never answering) a sampling input leaves it out: the call simply ends here.
+      if (sampling > 0 && this.answer?.action !== "accept") return response;
+      const retry: Record<string, unknown> = { ...call, _meta: this.meta() };
+      if (Object.keys(responses).length > 0) retry.inputResponses = responses;
+      if (Object.hasOwn(result, "requestState")) retry.requestState = result.requestState;
+      response = await this.peer.request("tools/call", retry, timeoutMs);
+    }
+    return response;
+  }
+}
