@@ -25,9 +25,13 @@ import {
 } from "./status.ts";
 import { renderTemplate } from "./templates.ts";
 
-/** A markdown code span that survives any backticks inside it. */
-export function mdCode(value: string): string {
-  const text = value.replace(/\r\n?|\n/g, " ");
+/**
+ * A markdown code span that survives any backticks inside it. In a table cell (`table`), `|` is escaped as
+ * `\|`, which GFM honours even inside code spans.
+ */
+export function mdCode(value: string, table = false): string {
+  let text = value.replace(/\r\n?|\n/g, " ");
+  if (table) text = text.replace(/\|/g, "\\|");
   const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((r) => r.length));
   const fence = "`".repeat(longest + 1);
   const pad = text.startsWith("`") || text.endsWith("`") ? " " : "";
@@ -101,7 +105,7 @@ export function renderMarkdown(results: Results, register: Register): string {
   });
 
   const attention = results.cells
-    .filter((c) => ATTENTION_STATUSES.has(c.status) || c.status === "not-run")
+    .filter((c) => ATTENTION_STATUSES.has(c.status))
     .sort(
       (a, b) =>
         CELL_STATUS_ORDER.indexOf(a.status) - CELL_STATUS_ORDER.indexOf(b.status) ||
@@ -116,8 +120,9 @@ export function renderMarkdown(results: Results, register: Register): string {
       note: c.note ?? "",
       cases: c.cases
         .filter((k) => k.status !== "pass")
-        .map((k) => ({ caseLink: mdCaseLink(k), showReason: true, reason: k.reason })),
+        .map((k) => ({ caseLink: mdCaseLink(k), showReason: caseIsMiss(k.status), reason: k.reason })),
     }));
+  const notRun = results.cells.filter((c) => c.status === "not-run").length;
 
   const eraSections = eras.map((era) => {
     const cells = results.cells.filter((c) => c.era === era);
@@ -157,6 +162,8 @@ export function renderMarkdown(results: Results, register: Register): string {
     statusColumns: statusColumns.map((s) => ({ label: cellLabel(s) })),
     eraTotals,
     attention,
+    notRun,
+    notRunLabel: cellLabel("not-run"),
     eraSections,
     legend: CELL_STATUS_ORDER.map((s) => cellLabel(s)),
   });

@@ -1,0 +1,100 @@
+import type { Results } from "../model/results.ts";
+import { ghData, ghProperty, mdText } from "./escape.ts";
+import { mdCode, verdictLine } from "./markdown.ts";
+import { compareCells, displayTime, runEras } from "./model.ts";
+import { ATTENTION_STATUSES, CELL_STATUS_ORDER, caseLabel, cellLabel } from "./status.ts";
+import { renderTemplate } from "./templates.ts";
+
+/** How many problems the step summary lists before pointing at the full matrix. */
+export const GITHUB_SUMMARY_LIMIT = 100;
+
+export interface GithubReport {
+  /** Markdown for $GITHUB_STEP_SUMMARY. */
+  summary: string;
+  /** Workflow command lines (`::error title=…::…`), one per problem; print each on its own line. */
+  annotations: string[];
+}
+
+type Level = "error" | "warning";
+
+function command(level: Level, title: string, message: string): string {
+  return `::${level} title=${ghProperty(title)}::${ghData(message)}`;
+}
+
+/**
+ * GitHub Actions output: a step summary and workflow-command annotations. A failing or erroring case is an
+ * `::error`, a warning case a `::warning`; cells without cases are annotated by their status (fail/error →
+ * error, gap/partial/warn → warning). Not-run cells are counted in the summary, not annotated (a partial run
+ * would otherwise drown the real problems). Messages escape %, CR and LF; titles also `:` and `,`.
+ */
+export function renderGithub(results: Results): GithubReport {
+  const cells = [...results.cells].sort(
+    (a, b) => CELL_STATUS_ORDER.indexOf(a.status) - CELL_STATUS_ORDER.indexOf(b.status) || compareCells(a, b),
+  );
+  const annotations: string[] = [];
+  const items: Array<{
+    label: string;
+    row: string;
+    era: string;
+    side: string;
+    caseRef: string;
+    reason: string;
+  }> = [];
+  for (const cell of cells) {
+    const where = `${cell.row} @ ${cell.era} (${cell.side})`;
+    const misses = cell.cases.filter(
+      (c) => c.status === "fail" || c.status === "error" || c.status === "warn",
+    );
+    for (const c of misses) {
+      const evidence = c.evidence ? ` [evidence: ${c.evidence}]` : "";
+      annotations.push(
+        command(c.status === "warn" ? "warning" : "error", `${where} · ${c.id}`, `${c.reason}${evidence}`),
+      );
+      items.push({
+        label: caseLabel(c.status),
+        row: cell.row,
+        era: cell.era,
+        side: cell.side,
+        caseRef: c.evidence ? `${mdText(c.id)}<br>${mdCode(c.evidence, true)}` : mdText(c.id),
+        reason: c.reason,
+      });
+    }
+    if (misses.length === 0 && ATTENTION_STATUSES.has(cell.status)) {
+      const level: Level = cell.status === "fail" || cell.status === "error" ? "error" : "warning";
+      const note = cell.note ?? `cell is ${cell.status}`;
+      annotations.push(command(level, where, `${cell.status}: ${note}`));
+      items.push({
+        label: cellLabel(cell.status),
+        row: cell.row,
+        era: cell.era,
+        side: cell.side,
+        caseRef: "—",
+        reason: note,
+      });
+    }
+  }
+
+  const present = CELL_STATUS_ORDER.filter((s) => results.cells.some((c) => c.status === s));
+  const summary = renderTemplate("github-summary.md", {
+    target: results.target.name,
+    toolName: results.tool.name,
+    toolVersion: results.tool.version,
+    seed: results.seed,
+    started: displayTime(results.startedAt),
+    verdict: verdictLine(results),
+    statusColumns: present.map((s) => ({ label: cellLabel(s) })),
+    eraTotals: runEras(results).map((era) => {
+      const inEra = results.cells.filter((c) => c.era === era);
+      return {
+        era,
+        counts: present.map((s) => inEra.filter((c) => c.status === s).length),
+        total: inEra.length,
+      };
+    }),
+    items: items.slice(0, GITHUB_SUMMARY_LIMIT),
+    more: Math.max(0, items.length - GITHUB_SUMMARY_LIMIT),
+    notRun: results.cells.filter((c) => c.status === "not-run").length,
+    notRunLabel: cellLabel("not-run"),
+  });
+  return { summary, annotations };
+}

@@ -1,0 +1,81 @@
+import type { CaseResult, Cell, Results } from "../model/results.ts";
+import { runEras } from "./model.ts";
+import { renderTemplate } from "./templates.ts";
+
+function seconds(ms: number): string {
+  return (ms / 1000).toFixed(3);
+}
+
+/** JUnit's timestamp is an ISO date-time without zone; the run's start, in UTC. */
+function junitTimestamp(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? "" : d.toISOString().slice(0, 19);
+}
+
+function testcase(cell: Cell, c: CaseResult) {
+  const where = `${c.evidence ? `evidence: ${c.evidence}` : "no evidence file"}${c.evidenceSha256 ? ` (sha256 ${c.evidenceSha256})` : ""}`;
+  const detail = `${c.reason}\n${cell.row} @ ${cell.era} (${cell.side}), case ${c.id}\n${where}`;
+  return {
+    name: `${c.id} @ ${cell.era} (${cell.side})`,
+    classname: cell.row,
+    time: seconds(c.durationMs ?? 0),
+    properties: [
+      { name: "era", value: cell.era },
+      { name: "side", value: cell.side },
+      { name: "status", value: c.status },
+      ...(c.evidence ? [{ name: "evidence", value: c.evidence }] : []),
+    ],
+    status: c.status,
+    message: c.reason,
+    detail,
+    failure: c.status === "fail",
+    error: c.status === "error",
+    skipped: c.status === "skip",
+    out: c.status === "warn" ? `warning: ${c.reason}\n${where}` : c.status === "pass" ? where : "",
+  };
+}
+
+/**
+ * junit.xml: one testsuite per era, one testcase per case × era (classname = register row). fail →
+ * <failure>, error → <error>, skip → <skipped>; warn passes with the warning in <system-out>. Cells without
+ * cases (n/a, not-run, recorded gaps) are listed in their era's <system-out>, so the testcase count is
+ * exactly the case × era count. Everything is XML-escaped; characters XML forbids become U+FFFD.
+ */
+export function renderJunit(results: Results): string {
+  const suites = runEras(results).map((era) => {
+    const cells = results.cells.filter((c) => c.era === era);
+    const cases = cells.flatMap((cell) => cell.cases.map((c) => testcase(cell, c)));
+    const empty = cells.filter((c) => c.cases.length === 0);
+    return {
+      name: `${results.target.name} @ ${era}`,
+      tests: cases.length,
+      failures: cases.filter((c) => c.failure).length,
+      errors: cases.filter((c) => c.error).length,
+      skipped: cases.filter((c) => c.skipped).length,
+      time: seconds(
+        cells.reduce((n, cell) => n + cell.cases.reduce((m, c) => m + (c.durationMs ?? 0), 0), 0),
+      ),
+      properties: [
+        { name: "target", value: results.target.name },
+        { name: "era", value: era },
+        { name: "seed", value: String(results.seed) },
+        { name: "tool", value: `${results.tool.name} ${results.tool.version}` },
+      ],
+      cases,
+      out: empty.map((c) => `${c.status}: ${c.row} (${c.side})${c.note ? `: ${c.note}` : ""}`).join("\n"),
+    };
+  });
+  const sum = (key: "tests" | "failures" | "errors" | "skipped") => suites.reduce((n, s) => n + s[key], 0);
+  return renderTemplate("junit.xml", {
+    name: `mcpx-conform: ${results.target.name}`,
+    tests: sum("tests"),
+    failures: sum("failures"),
+    errors: sum("errors"),
+    skipped: sum("skipped"),
+    time: seconds(
+      results.cells.reduce((n, cell) => n + cell.cases.reduce((m, c) => m + (c.durationMs ?? 0), 0), 0),
+    ),
+    timestamp: junitTimestamp(results.startedAt),
+    suites,
+  });
+}
