@@ -98,7 +98,12 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
             negotiated: { upstream: null, downstream: null },
           };
         } else {
-          const out = await session.runCase({ caseKey: `${kase.row}/${kase.id}@${era}`, params, answer });
+          const out = await session.runCase({
+            caseKey: `${kase.row}/${kase.id}@${era}`,
+            params,
+            answer,
+            ...(kase.mrtr ? { mrtr: withCanary(kase.mrtr, canary) } : {}),
+          });
           run = {
             kase,
             era,

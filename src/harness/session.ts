@@ -5,11 +5,13 @@ import { join } from "node:path";
 import type { Answer } from "../model/case.ts";
 import type { Frame, Observation, UpstreamOutcome } from "../model/evidence.ts";
 import type { TargetProfile } from "../model/target.ts";
-import type { Era } from "../validator/eras.ts";
+import { type Era, isModernEra } from "../validator/eras.ts";
 import { ClientAnswerer } from "./answerer.ts";
 import { type ControlServer, recorded } from "./channels.ts";
+import type { HarnessAnswerer, HarnessUpstream, InputFraming } from "./ends.ts";
 import { openDownstream, openUpstream, type UpstreamEndpoint } from "./endpoints.ts";
 import { FrameRecorder } from "./frames.ts";
+import { ModernAnswerer, ModernUpstream } from "./modern.ts";
 import { fillPlaceholders, freePort, RelayProcess } from "./relay-process.ts";
 import { ScriptedUpstream } from "./upstream.ts";
 
@@ -25,6 +27,8 @@ export interface CaseRunInput {
   caseKey: string;
   params: Record<string, unknown>;
   answer: Answer;
+  /** 2026-07-28: the inputRequests key and requestState the upstream uses. */
+  mrtr?: InputFraming;
 }
 
 export interface CaseRunOutput {
@@ -34,6 +38,12 @@ export interface CaseRunOutput {
   /** Relay stderr seen during the case, when the relay broke. */
   relayLog?: string;
 }
+
+/**
+ * 2026-07-28: once the answerer's call has ended, how long the upstream still waits for the relay's retry (a relay
+ * may retry on its own, e.g. without the declined key) before it records the input as withheld.
+ */
+const MODERN_SETTLE_MS = 500;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -54,9 +64,9 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 export class RelaySession {
   readonly recorder = new FrameRecorder();
   private relay!: RelayProcess;
-  private answerer!: ClientAnswerer;
-  private upstream: Promise<ScriptedUpstream> | undefined;
-  private upstreamReady: ScriptedUpstream | undefined;
+  private answerer!: HarnessAnswerer;
+  private upstream: Promise<HarnessUpstream> | undefined;
+  private upstreamReady: HarnessUpstream | undefined;
   private readonly tmp: string;
   private endpoint: UpstreamEndpoint | undefined;
   private closeDownstream: (() => Promise<void>) | undefined;
@@ -91,7 +101,8 @@ export class RelaySession {
     const values = { ...this.endpoint.placeholders, port: String(port), tmp: this.tmp };
     this.relay = new RelayProcess(profile, this.options.profileFile, values);
     this.upstream = this.endpoint.next(profile.startupTimeoutMs).then((channel) => {
-      const upstream = new ScriptedUpstream(recorded(channel, this.recorder, "upstream"), era);
+      const wire = recorded(channel, this.recorder, "upstream");
+      const upstream: HarnessUpstream = isModernEra(era) ? new ModernUpstream(wire) : new ScriptedUpstream(wire, era);
       this.upstreamReady = upstream;
       return upstream;
     });
@@ -105,7 +116,9 @@ export class RelaySession {
     const url = profile.downstream.url ? fillPlaceholders(profile.downstream.url, values) : undefined;
     const downstream = await Promise.race([openDownstream(profile, this.relay, url, this.recorder), exited]);
     this.closeDownstream = downstream.close;
-    this.answerer = new ClientAnswerer(downstream.channel, era, this.options.capabilities);
+    this.answerer = isModernEra(era)
+      ? new ModernAnswerer(downstream.channel, this.options.capabilities)
+      : new ClientAnswerer(downstream.channel, era, this.options.capabilities);
     await Promise.race([this.answerer.connect(profile.startupTimeoutMs), exited]);
   }
 
@@ -114,7 +127,7 @@ export class RelaySession {
     const start = this.recorder.mark();
     const waitMs = Math.max(500, profile.caseTimeoutMs - 500);
     this.answerer.script(input.answer);
-    let upstream: ScriptedUpstream | undefined;
+    let upstream: HarnessUpstream | undefined;
     let outcome: UpstreamOutcome;
     try {
       upstream = await withTimeout(
@@ -126,7 +139,7 @@ export class RelaySession {
       const outcomeP = new Promise<UpstreamOutcome>((r) => {
         settle = r;
       });
-      upstream.arm({ caseKey: input.caseKey, params: input.params, waitMs, done: settle });
+      upstream.arm({ caseKey: input.caseKey, params: input.params, waitMs, done: settle, mrtr: input.mrtr });
       const callP = this.answerer.callProbe(input.caseKey, profile.caseTimeoutMs + 1000).then(
         (response) => ({ response }),
         (error: Error) => ({ error }),
@@ -140,7 +153,10 @@ export class RelaySession {
         await Promise.race([callP, sleep(2000)]);
       } else {
         // The probe call ended first: give the upstream a moment, else the sampling round never completed.
-        const late = await Promise.race([outcomeP, sleep(300).then(() => undefined)]);
+        // (2026-07-28: the upstream still awaits a retry; it decides within MODERN_SETTLE_MS.)
+        const graceMs = upstream.settle ? MODERN_SETTLE_MS : 0;
+        upstream.settle?.(graceMs);
+        const late = await Promise.race([outcomeP, sleep(graceMs + 300).then(() => undefined)]);
         const call = first.call;
         const how =
           "error" in call

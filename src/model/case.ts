@@ -84,6 +84,14 @@ export const CaseSchema = z
     capabilities: JsonObject.optional(),
     request: JsonObject,
     answer: AnswerSchema,
+    /**
+     * 2026-07-28 only: how the upstream frames its input_required result — the inputRequests key of the sampling
+     * request and the requestState (null: none). Default: a fixed key and a fresh opaque requestState.
+     */
+    mrtr: z
+      .object({ key: z.string().min(1).optional(), requestState: z.string().nullable().optional() })
+      .strict()
+      .optional(),
     expect: z.array(ExpectationSchema).min(1),
     /** Ids of other cases of the same era that must pass for this one to count (prerequisites). */
     requires: z.array(z.string()).optional(),
