@@ -192,11 +192,14 @@ function blockIssue(
     }
     return { rule: "content.block-shape", pointer: full, message: detail(issue, value, "content block") };
   }
-  if ((field === "data" || field === "blob") && rest.length <= 2 && typeof value === "string") {
+  const isData =
+    (field === "data" && rest.length === 1) ||
+    (field === "resource" && rest[1] === "blob" && rest.length === 2);
+  if (isData && typeof value === "string") {
     return {
       rule: "content.base64",
       pointer: full,
-      message: `${String(field)} of ${describe(type)} content is not RFC 4648 base64 (${value.length} characters)`,
+      message: `${String(rest[rest.length - 1])} of ${describe(type)} content is not RFC 4648 base64 (${value.length} characters)`,
     };
   }
   if (type === "tool_result" && field === "content") {

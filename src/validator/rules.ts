@@ -447,3 +447,37 @@ export const RULES: Readonly<Record<RuleId, RuleInfo>> = Object.fromEntries(
 ) as Record<RuleId, RuleInfo>;
 
 export const RULE_IDS = Object.keys(DEFS) as RuleId[];
+
+function eraRange(eras: readonly Era[]): string {
+  if (eras.length === ERAS.length) return "all";
+  if (eras.length === 1) return eras[0]!;
+  const first = ERAS.indexOf(eras[0]!);
+  const contiguous = eras.every((e, i) => ERAS[first + i] === e);
+  return contiguous ? `${eras[0]}…${eras[eras.length - 1]}` : eras.join(", ");
+}
+
+function codeCell(info: RuleInfo): string {
+  if (info.level === "SHOULD") return "— (warning)";
+  const parts: string[] = [];
+  if (info.codes.request !== undefined) parts.push(`${info.codes.request} request`);
+  if (info.codes.result !== undefined) parts.push(`${info.codes.result} result`);
+  if (info.codes["input-response"] !== undefined)
+    parts.push(`${info.codes["input-response"]} inputResponses`);
+  return parts.join("; ");
+}
+
+/** The rule table as markdown (id, level, code per channel, eras, summary, decision), for docs. */
+export function ruleTable(): string {
+  const rows = [
+    "| rule | level | code | eras | rule text | decision on an open case |",
+    "| --- | --- | --- | --- | --- | --- |",
+  ];
+  const cell = (s: string) => s.replace(/\|/g, "\\|");
+  for (const id of RULE_IDS) {
+    const r = RULES[id];
+    rows.push(
+      `| [\`${id}\`](${r.source}) | ${r.level} | ${codeCell(r)} | ${eraRange(r.eras)} | ${cell(r.summary)} | ${cell(r.decision ?? "")} |`,
+    );
+  }
+  return `${rows.join("\n")}\n`;
+}
