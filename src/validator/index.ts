@@ -13,6 +13,7 @@ export {
   RULES,
   type RuleId,
   type RuleInfo,
+  ruleTable,
   sourceFor,
 } from "./rules.ts";
 export { type EraFeatures, type EraSchemas, featuresOf, isBase64, isJsonObject, SCHEMAS } from "./schemas.ts";

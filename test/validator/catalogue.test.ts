@@ -1,8 +1,7 @@
 /** The rule catalogue: well-formed, documented, and the README's rule table in sync with it. */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ruleTable } from "../../src/validator/rules.ts";
-import { CHANNEL_CODE, ERAS, RULE_IDS, RULES, sourceFor } from "../../src/validator/index.ts";
+import { CHANNEL_CODE, ERAS, RULE_IDS, RULES, ruleTable, sourceFor } from "../../src/validator/index.ts";
 
 describe("RULES", () => {
   it("every entry is well-formed", () => {
