@@ -1,8 +1,8 @@
-import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { type CaseRun, runCases } from "../harness/controller.ts";
+import { fuzzTarget } from "../harness/fuzz.ts";
 import { buildCells, caseSide, type JudgedCase, summarize } from "../judge/cells.ts";
 import { evidenceFor, judgeRuns, ROUNDTRIP_ROW } from "../judge/judge-runs.ts";
 import { InputError } from "../model/errors.ts";
@@ -15,9 +15,11 @@ import {
   PROJECT_ROOT,
 } from "../model/load.ts";
 import type { Results } from "../model/results.ts";
-import { ERAS, type Era, isEra, isModernEra } from "../validator/eras.ts";
+import { ERAS, type Era, isEra } from "../validator/eras.ts";
 import type { SetExit } from "./commands.ts";
 import { EXIT } from "./errors.ts";
+import { writeJsonFile } from "./evidence-files.ts";
+import { type FuzzSummary, foldFuzz } from "./fuzz-results.ts";
 
 export const DEFAULT_TARGET = join(PROJECT_ROOT, "targets/reference.yaml");
 
@@ -42,10 +44,8 @@ export interface RunOptions {
   register?: string;
   cases?: string;
   quiet?: boolean;
+  fuzz?: string;
 }
-
-const MODERN_NOT_DRIVEN =
-  "2026-07-28 delivers sampling inside input_required results (multi-round-trip); this harness build does not drive that era yet";
 
 /** `run`: plan, drive the relay from both ends, judge, write results.json + evidence; returns the exit code. */
 export async function run(opts: RunOptions): Promise<{ code: number; results: Results; outDir: string }> {
@@ -81,10 +81,6 @@ export async function run(opts: RunOptions): Promise<{ code: number; results: Re
   const eraNotRun: Partial<Record<Era, string>> = {};
   const work: Array<{ kase: (typeof cases)[number]; era: Era }> = [];
   for (const era of eras) {
-    if (isModernEra(era)) {
-      eraNotRun[era] = MODERN_NOT_DRIVEN;
-      continue;
-    }
     // Round-trip cases run first in every era: every other verdict of the era depends on them.
     const ordered = [...cases].sort(
       (a, b) => Number(b.row === ROUNDTRIP_ROW) - Number(a.row === ROUNDTRIP_ROW),
@@ -116,12 +112,8 @@ export async function run(opts: RunOptions): Promise<{ code: number; results: Re
   const meta = { tool, target: { name: profile.name, profile: targetFile }, seed };
   const judgedCases: JudgedCase[] = [];
   for (const j of judged) {
-    const evidence = evidenceFor(j, meta);
     const rel = join("evidence", j.run.kase.row, `${j.run.kase.id}@${j.run.era}.json`);
-    const file = join(outDir, rel);
-    mkdirSync(dirname(file), { recursive: true });
-    const bytes = `${JSON.stringify(evidence, null, 2)}\n`;
-    writeFileSync(file, bytes);
+    const sha = writeJsonFile(outDir, rel, evidenceFor(j, meta));
     const mark = { pass: "✓", fail: "✗", warn: "!", error: "E", skip: "-" }[j.verdict.status];
     log(
       `${mark} ${j.run.kase.row}/${j.run.kase.id} @${j.run.era}${j.verdict.status === "pass" ? "" : `: ${j.verdict.reason}`}`,
@@ -135,10 +127,21 @@ export async function run(opts: RunOptions): Promise<{ code: number; results: Re
         status: j.verdict.status,
         reason: j.verdict.reason,
         evidence: rel,
-        evidenceSha256: createHash("sha256").update(bytes).digest("hex"),
+        evidenceSha256: sha,
         durationMs: j.run.durationMs,
       },
     });
+  }
+  let fuzz: FuzzSummary[] | undefined;
+  if (opts.fuzz !== undefined) {
+    const runsPerEra = Number(opts.fuzz);
+    const fuzzEras = eras.filter((e) => !eraNotRun[e]);
+    log(`mcpx-conform: differential fuzzing, ${runsPerEra} exchanges per era (${fuzzEras.join(", ")}), seed ${seed}`);
+    const reports = await fuzzTarget({ profile, profileFile: targetFile, eras: fuzzEras, runs: runsPerEra, seed });
+    const folded = foldFuzz(reports, register, outDir, meta);
+    fuzz = folded.summaries;
+    for (const f of fuzz) log(`${f.status === "pass" ? "✓" : "✗"} fuzz @${f.era}: ${f.reason}`);
+    judgedCases.push(...folded.judged.filter((j) => !selectedRows || selectedRows.has(j.row)));
   }
   const cells = buildCells(register, judgedCases, eras, eraNotRun, selectedRows);
   const results: Results = {
@@ -150,10 +153,14 @@ export async function run(opts: RunOptions): Promise<{ code: number; results: Re
     eras,
     cells,
     summary: summarize(cells),
+    ...(fuzz ? { fuzz } : {}),
   };
   mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
-  const failing = cells.filter((c) => c.status === "fail" || c.status === "error");
+  const failing = [
+    ...cells.filter((c) => c.status === "fail" || c.status === "error"),
+    ...(fuzz ?? []).filter((f) => f.status !== "pass"),
+  ];
   const s = results.summary;
   log(
     `mcpx-conform: ${cells.length} cells: ${s.pass} pass, ${s.fail} fail, ${s.warn} warn, ${s.error} error, ${s["not-run"]} not-run, ${s["n/a"]} n/a → ${relative(process.cwd(), outDir) || outDir}`,
@@ -173,6 +180,7 @@ export function register(program: Command, setExit: SetExit): void {
     .option("--seed <n>", "seed for canaries and fuzzing")
     .option("--register <file>", "register file (default matrix/register.yaml)")
     .option("--cases <dir>", "case corpus folder (default cases/)")
+    .option("--fuzz <runs>", "also fuzz differentially: this many generated exchanges per era")
     .option("--quiet", "print only the summary line")
     .action(async (opts: RunOptions) => {
       const { code } = await run(opts);

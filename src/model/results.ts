@@ -47,5 +47,21 @@ export const ResultsSchema = z.object({
   eras: z.array(EraSchema).optional(),
   cells: z.array(CellSchema),
   summary: SummarySchema,
+  /** Differential fuzzing per era, when `run --fuzz` was given. */
+  fuzz: z
+    .array(
+      z.object({
+        era: EraSchema,
+        seed: z.number(),
+        runs: z.number(),
+        branches: z.record(z.string(), z.number()),
+        durationMs: z.number(),
+        status: z.enum(["pass", "fail", "error"]),
+        reason: z.string(),
+        evidence: z.string().optional(),
+        caseFile: z.string().optional(),
+      }),
+    )
+    .optional(),
 });
 export type Results = z.infer<typeof ResultsSchema>;

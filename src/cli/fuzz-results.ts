@@ -1,0 +1,80 @@
+import type { FuzzEraReport } from "../harness/fuzz.ts";
+import { FUZZ_CAPABILITIES } from "../harness/fuzz.ts";
+import type { JudgedCase } from "../judge/cells.ts";
+import type { Case } from "../model/case.ts";
+import type { Evidence } from "../model/evidence.ts";
+import type { Register } from "../model/register.ts";
+import type { Results } from "../model/results.ts";
+import { writeJsonFile, writeYamlFile } from "./evidence-files.ts";
+
+/** One era's fuzzing in results.json; `caseFile` is ready to be copied into cases/<row>/ as a regression case. */
+export type FuzzSummary = NonNullable<Results["fuzz"]>[number];
+
+/**
+ * Turns differential-fuzzing reports into results: a disagreement becomes a failing case in the cell of the
+ * row it breaks (with a transcript and a ready-to-commit case file); agreement adds no credit to any cell.
+ */
+export function foldFuzz(
+  reports: FuzzEraReport[],
+  register: Register,
+  outDir: string,
+  meta: { tool: { name: string; version: string }; target: { name: string; profile?: string }; seed: number },
+): { summaries: FuzzSummary[]; judged: JudgedCase[] } {
+  const rows = new Map(register.rows.map((r) => [r.id, r]));
+  const summaries: FuzzSummary[] = [];
+  const judged: JudgedCase[] = [];
+  for (const report of reports) {
+    const base = { era: report.era, seed: report.seed, runs: report.runs, branches: report.branches, durationMs: report.durationMs };
+    const cx = report.counterexample;
+    if (!cx) {
+      summaries.push(
+        report.error
+          ? { ...base, status: "error", reason: `fuzzing could not run: ${report.error}` }
+          : { ...base, status: "pass", reason: `${report.runs} generated exchanges: the relay agreed with the reference validator on every one` },
+      );
+      continue;
+    }
+    const id = `fuzz-${report.era}-seed-${report.seed}`;
+    const row = rows.get(cx.row);
+    const definition: Case = {
+      id,
+      row: cx.row,
+      title: `Differential fuzzing counterexample (${report.era}, seed ${report.seed})`,
+      why: `Found by differential fuzzing: ${cx.says}.`,
+      ...(cx.side !== "intermediary" ? { side: cx.side } : {}),
+      eras: [report.era],
+      capabilities: FUZZ_CAPABILITIES as Record<string, unknown>,
+      request: cx.exchange.params,
+      answer: { action: "accept", result: cx.exchange.result },
+      expect: cx.expect,
+    };
+    const reason = `Differential fuzzing (seed ${report.seed}) shrank a disagreement: ${cx.says}; ${cx.verdict.reason}`;
+    const evidence: Evidence = {
+      schema: "mcpx-conform/evidence@1",
+      tool: meta.tool,
+      target: meta.target,
+      seed: report.seed,
+      era: report.era,
+      case: { id, row: cx.row, title: definition.title, why: definition.why, side: cx.side, definition },
+      ...(row ? { rule: { quote: row.quote, url: row.url, level: row.level } } : {}),
+      negotiated: cx.negotiated,
+      startedAt: new Date().toISOString(),
+      durationMs: report.durationMs,
+      frames: cx.frames,
+      observation: cx.observation,
+      verdict: { status: "fail", reason, checks: cx.verdict.checks },
+    };
+    const rel = `evidence/fuzz/${id}.json`;
+    const sha = writeJsonFile(outDir, rel, evidence);
+    const caseFile = `fuzz/counterexamples/${cx.row}/${id}.yaml`;
+    writeYamlFile(outDir, caseFile, definition, `# Copy into cases/${cx.row}/ to keep this counterexample as a regression case.`);
+    summaries.push({ ...base, status: "fail", reason, evidence: rel, caseFile });
+    judged.push({
+      row: cx.row,
+      era: report.era,
+      side: cx.side,
+      result: { id, status: "fail", reason, evidence: rel, evidenceSha256: sha, durationMs: report.durationMs },
+    });
+  }
+  return { summaries, judged };
+}

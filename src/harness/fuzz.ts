@@ -1,0 +1,134 @@
+import fc from "fast-check";
+import { legalExchange, mutation } from "../fuzz/arbitraries.ts";
+import { type Exchange, oracle } from "../fuzz/oracle.ts";
+import { type CaseVerdict, judgeCase } from "../judge/case.ts";
+import type { Frame, Observation } from "../model/evidence.ts";
+import type { TargetProfile } from "../model/target.ts";
+import type { Era } from "../validator/eras.ts";
+import type { SamplingCapabilities } from "../validator/types.ts";
+import { ControlServer } from "./channels.ts";
+import { RelaySession } from "./session.ts";
+
+/** The answerer declares tools so that every generated tool loop is legal to send; the oracle knows it. */
+export const FUZZ_CAPABILITIES: SamplingCapabilities = { sampling: { tools: {} } };
+
+const PLACEHOLDER_RESULT = { role: "assistant", content: { type: "text", text: "fuzz answer" }, model: "fuzz-model" };
+
+/** Legal exchanges and single mutations of them, half and half. */
+export function exchanges(era: Era): fc.Arbitrary<Exchange> {
+  return fc.oneof(
+    legalExchange(era, { maxRounds: 3 }).map((x) => ({ params: x.params, result: x.result })),
+    mutation(era).map((m) => ({ params: m.params, result: m.result ?? PLACEHOLDER_RESULT })),
+  );
+}
+
+export interface FuzzCounterexample {
+  exchange: Exchange;
+  row: string;
+  side: "client" | "server" | "intermediary";
+  says: string;
+  expect: ReturnType<typeof oracle>["expect"];
+  verdict: CaseVerdict;
+  observation: Observation;
+  frames: Frame[];
+  negotiated: { upstream: string | null; downstream: string | null };
+}
+
+export interface FuzzEraReport {
+  era: Era;
+  seed: number;
+  runs: number;
+  /** Exchanges per oracle branch among the runs (before shrinking). */
+  branches: Record<string, number>;
+  durationMs: number;
+  /** The minimal disagreement fast-check shrank to, when the relay disagreed with the validator. */
+  counterexample?: FuzzCounterexample;
+  /** Set when the harness could not fuzz at all. */
+  error?: string;
+}
+
+/**
+ * Differential fuzzing: generated exchanges go through the relay on one long-lived session per era, and the
+ * relay's observable behaviour is checked against the reference validator's verdict. fast-check shrinks any
+ * disagreement to a minimal exchange, re-running each candidate through the real relay.
+ */
+export async function fuzzTarget(options: {
+  profile: TargetProfile;
+  profileFile?: string;
+  eras: Era[];
+  runs: number;
+  seed: number;
+}): Promise<FuzzEraReport[]> {
+  const control = new ControlServer();
+  await control.start();
+  const reports: FuzzEraReport[] = [];
+  try {
+    for (const era of options.eras) {
+      const t0 = performance.now();
+      const branches: Record<string, number> = {};
+      let session: RelaySession | undefined;
+      let last: FuzzCounterexample | undefined;
+      let n = 0;
+      const property = fc.asyncProperty(exchanges(era), async (exchange) => {
+        if (!session || session.broken) {
+          await session?.close();
+          session = await RelaySession.open({
+            profile: options.profile,
+            profileFile: options.profileFile,
+            era,
+            capabilities: FUZZ_CAPABILITIES as Record<string, unknown>,
+            control,
+          });
+        }
+        const says = oracle(exchange, era, FUZZ_CAPABILITIES);
+        const branch = `${says.row}/${says.side}`;
+        if (n++ < options.runs) branches[branch] = (branches[branch] ?? 0) + 1;
+        const out = await session.runCase({
+          caseKey: `fuzz/${era}/${n}`,
+          params: exchange.params,
+          answer: { action: "accept", result: exchange.result },
+        });
+        const verdict = judgeCase({
+          expect: says.expect,
+          era,
+          severity: "failure",
+          observation: out.observation,
+          canary: `fuzz-no-canary-${n}`,
+        });
+        if (verdict.status === "pass") return true;
+        last = { exchange, ...says, verdict, ...out };
+        return false;
+      });
+      try {
+        const result = await fc.check(property, { numRuns: options.runs, seed: options.seed, endOnFailure: false });
+        const report: FuzzEraReport = {
+          era,
+          seed: options.seed,
+          runs: options.runs,
+          branches,
+          durationMs: Math.round(performance.now() - t0),
+        };
+        if (result.failed && result.counterexample) {
+          // The last failing run fast-check saw is the shrunk counterexample; re-judge it to be sure.
+          if (last) report.counterexample = last;
+          if (result.errorInstance) report.error = String(result.errorInstance);
+        }
+        reports.push(report);
+      } catch (error) {
+        reports.push({
+          era,
+          seed: options.seed,
+          runs: options.runs,
+          branches,
+          durationMs: Math.round(performance.now() - t0),
+          error: error instanceof Error ? error.message : String(error),
+        });
+      } finally {
+        await (session as RelaySession | undefined)?.close();
+      }
+    }
+  } finally {
+    await control.close();
+  }
+  return reports;
+}
