@@ -55,6 +55,16 @@ function samplingCapabilitiesFrom(downstream: Record<string, any> | undefined): 
   return { sampling: mirrored };
 }
 
+/**
+ * The SDK client refuses a task-augmented request (`params.task`) when it did not declare the tasks capability,
+ * but the spec says: "Receivers that do not declare the task capability for a request type MUST process
+ * requests of that type normally, ignoring any task-augmentation metadata" (2025-11-25 tasks.mdx). The relay
+ * does so, and forwards the request unchanged. (Found by the differential fuzzer.)
+ */
+class RelayClient extends Client {
+  protected override assertTaskHandlerCapability(): void {}
+}
+
 class VersionedStdioClientTransport extends StdioClientTransport {
   protocolVersion: string | undefined;
   setProtocolVersion(version: string): void {
@@ -75,7 +85,7 @@ export async function runRelay(options: RelayOptions): Promise<void> {
   let declared: SamplingCapabilities = {};
 
   const server = new Server({ name, version: "1" }, { capabilities: { tools: {} } });
-  const client = new Client({ name, version: "1" }, { capabilities: {} });
+  const client = new RelayClient({ name, version: "1" }, { capabilities: {} });
   const [program, ...args] = options.upstream;
   if (!program) throw new Error("no upstream command given");
   const upstreamTransport = new VersionedStdioClientTransport({
