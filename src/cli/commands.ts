@@ -1,6 +1,9 @@
 import type { Command } from "commander";
+import { register as registerEvidence } from "./evidence.ts";
+import { register as registerGate } from "./gate.ts";
 import { register as registerList } from "./list.ts";
 import { register as registerRelay } from "./relay.ts";
+import { register as registerRender } from "./render.ts";
 import { register as registerReplay } from "./replay.ts";
 import { register as registerRun } from "./run.ts";
 import { register as registerValidate } from "./validate.ts";
@@ -18,4 +21,7 @@ export function registerCommands(program: Command, setExit: SetExit): void {
   registerValidate(program, setExit);
   registerReplay(program, setExit);
   registerList(program, setExit);
+  registerGate(program, setExit);
+  registerEvidence(program, setExit);
+  registerRender(program, setExit);
 }

@@ -10,8 +10,6 @@ const MD_ENTITIES: Record<string, string> = {
   "|": "&#124;",
   "[": "&#91;",
   "]": "&#93;",
-  "(": "&#40;",
-  ")": "&#41;",
   "*": "&#42;",
   _: "&#95;",
   "`": "&#96;",
@@ -19,19 +17,19 @@ const MD_ENTITIES: Record<string, string> = {
   "~": "&#126;",
   "#": "&#35;",
   "@": "&#64;",
-  "!": "&#33;",
   $: "&#36;",
 };
 
 /**
  * Markdown text for one table cell or line: every character that markdown (or GFM: tables, autolinks,
  * @mentions, #references, math) could interpret becomes an entity, and line breaks become spaces.
+ * Parentheses and `!` stay: with `[` and `]` escaped they cannot form a link or an image.
  * Bare URLs (`scheme://`, `www.`) are broken up so they do not become links.
  */
 export function mdText(value: unknown): string {
   return String(value ?? "")
     .replace(/\r\n?|\n|\u2028|\u2029/g, " ")
-    .replace(/[&<>|[\]()*_`\\~#@!$]/g, (c) => MD_ENTITIES[c] ?? c)
+    .replace(/[&<>|[\]*_`\\~#$]|@(?=[A-Za-z0-9])/g, (c) => MD_ENTITIES[c] ?? c)
     .replace(/:(?=\/\/)/g, "&#58;")
     .replace(/\b(www)\./gi, "$1&#46;");
 }

@@ -1,0 +1,62 @@
+import type { Command } from "commander";
+import { type Baseline, BaselineSchema } from "../matrix/baseline.ts";
+import { gate, parseRequire } from "../matrix/gate.ts";
+import { InputError } from "../model/errors.ts";
+import { loadDataFile } from "../model/load.ts";
+import type { SetExit } from "./commands.ts";
+import { loadResults } from "./render.ts";
+
+/** Reads and validates a baseline (YAML or JSON); problems are one-line InputErrors (exit 2). */
+export function loadBaseline(file: string): Baseline {
+  return loadDataFile(file, BaselineSchema);
+}
+
+interface GateCliOptions {
+  results: string;
+  require: string[];
+  baseline?: string;
+  today?: string;
+}
+
+/** `gate`: prints one line per reason and returns 0 (pass) or 1 (fail). */
+export function runGate(
+  opts: GateCliOptions,
+  out: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+): 0 | 1 {
+  const require = parseRequire(opts.require);
+  if (opts.today !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(opts.today))
+    throw new InputError(`expected a date YYYY-MM-DD, got '${opts.today}'`, undefined, "--today");
+  const results = loadResults(opts.results);
+  const baseline = opts.baseline ? loadBaseline(opts.baseline) : undefined;
+  const verdict = gate(results, {
+    require,
+    ...(baseline ? { baseline } : {}),
+    ...(opts.today ? { today: opts.today } : {}),
+  });
+  for (const line of verdict.lines) out(line.text);
+  return verdict.exitCode;
+}
+
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+
+export function register(program: Command, setExit: SetExit): void {
+  program
+    .command("gate")
+    .description(
+      "fail unless the required rows pass in a results file (baselined failures allowed until they expire)",
+    )
+    .requiredOption("--results <file>", "results.json of a run")
+    .requiredOption(
+      "--require <rows>",
+      "ROW[@ERA][,…]: rows that must pass (every era in the results, or one)",
+      collect,
+    )
+    .option(
+      "--baseline <file>",
+      "expected failures: {expectedFailures: [{row, era?, side?, reason, issue, expires}]}",
+    )
+    .option("--today <date>", "judge expiry as of this date (YYYY-MM-DD, default today UTC)")
+    .action((opts: GateCliOptions) => {
+      setExit(runGate(opts));
+    });
+}
