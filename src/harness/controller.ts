@@ -49,7 +49,7 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
   const runs: CaseRun[] = [];
   const groups = new Map<string, Array<{ kase: LoadedCase; era: Era }>>();
   for (const item of plan.work) {
-    const key = `${item.era} ${JSON.stringify(answererCapabilities(item.kase))}`;
+    const key = `${item.era} ${item.kase.downstreamEra ?? item.era} ${JSON.stringify(answererCapabilities(item.kase))}`;
     groups.set(key, [...(groups.get(key) ?? []), item]);
   }
   let n = 0;
@@ -73,6 +73,7 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
               profileFile: plan.profileFile,
               era,
               capabilities: answererCapabilities(kase),
+              ...(kase.downstreamEra ? { downstreamEra: kase.downstreamEra } : {}),
               control,
             });
             startError = undefined;

@@ -27,6 +27,8 @@ export interface HarnessUpstream {
   readonly negotiated: string | null;
   /** Probe calls that arrived with no probe armed (a late or duplicated call). */
   readonly strayCalls: unknown[];
+  /** Client capabilities the relay declared to the upstream, once known. */
+  readonly declared?: unknown;
   /**
    * The answerer's probe call has ended, so no further answer can come from it: an upstream that is waiting for
    * the relay to come back (2026-07-28: a retry) decides within `graceMs`. Legacy upstreams have no such wait.

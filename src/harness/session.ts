@@ -20,6 +20,8 @@ export interface SessionOptions {
   profileFile?: string;
   era: Era;
   capabilities: Record<string, unknown>;
+  /** The era the answerer speaks when it differs from the upstream's (legacy eras only). */
+  downstreamEra?: Era;
   control: ControlServer;
 }
 
@@ -118,7 +120,7 @@ export class RelaySession {
     this.closeDownstream = downstream.close;
     this.answerer = isModernEra(era)
       ? new ModernAnswerer(downstream.channel, this.options.capabilities)
-      : new ClientAnswerer(downstream.channel, era, this.options.capabilities);
+      : new ClientAnswerer(downstream.channel, this.options.downstreamEra ?? era, this.options.capabilities);
     await Promise.race([this.answerer.connect(profile.startupTimeoutMs), exited]);
   }
 
@@ -181,6 +183,7 @@ export class RelaySession {
         sent: input.params,
         asked: [...this.answerer.asked],
         answered: this.answerer.answered,
+        declared: this.upstreamReady?.declared,
         upstream: outcome,
       },
       frames: this.recorder.since(start),

@@ -37,6 +37,10 @@ export class ScriptedUpstream {
   }
 
   /** Arms the next probe call; undefined disarms a probe whose case has ended. */
+  get declared(): unknown {
+    return this.initialize?.capabilities;
+  }
+
   arm(probe: Probe | undefined): void {
     this.probe = probe;
   }

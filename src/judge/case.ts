@@ -3,7 +3,7 @@ import type { Check, Observation, UpstreamOutcome } from "../model/evidence.ts";
 import type { Severity } from "../model/register.ts";
 import type { CaseStatus } from "../model/results.ts";
 import type { Era } from "../validator/eras.ts";
-import { firstDifference } from "./json-diff.ts";
+import { firstDifference, hasPointer } from "./json-diff.ts";
 
 /**
  * The one place a case's verdict is decided: from what each end of the relay actually saw, never from
@@ -90,7 +90,39 @@ function askedChecks(asked: boolean | undefined, observation: Observation): Chec
       ];
 }
 
+/** What the answerer must not have been shown, and what the relay must (not) have declared upstream. */
+function extraChecks(e: Expectation, o: Observation): Check[] {
+  const checks: Check[] = [];
+  for (const pointer of e.askedWithout ?? []) {
+    const leaked = o.asked.filter((a) => hasPointer(a, pointer)).length;
+    checks.push({
+      id: "asked-without",
+      ok: leaked === 0,
+      detail:
+        leaked === 0
+          ? `the answerer was never shown ${pointer}`
+          : `the answerer was shown ${pointer} (${leaked}×), which it must not receive`,
+    });
+  }
+  for (const [pointer, present] of Object.entries(e.declaredUpstream ?? {})) {
+    const declared = o.declared !== undefined && hasPointer(o.declared, pointer);
+    checks.push({
+      id: "declared-upstream",
+      ok: declared === present,
+      detail:
+        o.declared === undefined
+          ? `the relay declared no capabilities to the upstream (expected ${pointer} ${present ? "present" : "absent"})`
+          : `the relay ${declared ? "declared" : "did not declare"} ${pointer} to the upstream${declared === present ? "" : ` (expected ${present ? "present" : "absent"})`}`,
+    });
+  }
+  return checks;
+}
+
 function expectationChecks(e: Expectation, o: Observation): Check[] {
+  return [...outcomeChecks(e, o), ...extraChecks(e, o)];
+}
+
+function outcomeChecks(e: Expectation, o: Observation): Check[] {
   const up = o.upstream;
   switch (e.outcome) {
     case "delivered": {

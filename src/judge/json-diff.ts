@@ -24,3 +24,22 @@ export function firstDifference(a: unknown, b: unknown, pointer = ""): string | 
   }
   return null;
 }
+
+/** Whether an RFC 6901 JSON pointer resolves to a present value (null counts as present). */
+export function hasPointer(value: unknown, pointer: string): boolean {
+  if (pointer === "") return value !== undefined;
+  let current: unknown = value;
+  for (const raw of pointer.slice(1).split("/")) {
+    const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+    if (current === null || typeof current !== "object") return false;
+    if (Array.isArray(current)) {
+      const index = Number(key);
+      if (!Number.isInteger(index) || index < 0 || index >= current.length) return false;
+      current = current[index];
+    } else {
+      if (!Object.hasOwn(current, key)) return false;
+      current = (current as Record<string, unknown>)[key];
+    }
+  }
+  return true;
+}

@@ -37,12 +37,26 @@ export const AnswerSchema = z
   .describe("what the answerer does when asked");
 export type Answer = z.infer<typeof AnswerSchema>;
 
+/** Checks any outcome may add: what the answerer must not have been shown, what the relay declared upstream. */
+const ExtraChecks = {
+  /** JSON pointers that must be absent from every request the answerer received (e.g. "/tools"). */
+  askedWithout: z.array(z.string().regex(/^(\/[^/]*)+$/, "a JSON pointer such as /tools")).optional(),
+  /**
+   * JSON pointers into the client capabilities the relay declared to the upstream (legacy: at initialize;
+   * 2026-07-28: in the request's _meta), each mapped to whether it must be present.
+   */
+  declaredUpstream: z
+    .record(z.string().regex(/^(\/[^/]*)+$/, "a JSON pointer such as /sampling/tools"), z.boolean())
+    .optional(),
+};
+
 export const ExpectationSchema = z.discriminatedUnion("outcome", [
   /** The upstream received the answer's result unchanged (deep-equal JSON), and the answerer the request unchanged. */
   z
     .object({
       outcome: z.literal("delivered"),
       eras: z.array(EraSchema).optional(),
+      ...ExtraChecks,
     })
     .strict(),
   /** The upstream received a JSON-RPC error. */
@@ -56,6 +70,7 @@ export const ExpectationSchema = z.discriminatedUnion("outcome", [
       /** true: the answerer must have been asked; false: it must never have been asked. Unset: either. */
       asked: z.boolean().optional(),
       eras: z.array(EraSchema).optional(),
+      ...ExtraChecks,
     })
     .strict(),
   /** 2026-07-28: the upstream got no response for the input (no retry, or a retry without that key). */
@@ -64,6 +79,7 @@ export const ExpectationSchema = z.discriminatedUnion("outcome", [
       outcome: z.literal("withheld"),
       asked: z.boolean().optional(),
       eras: z.array(EraSchema).optional(),
+      ...ExtraChecks,
     })
     .strict(),
 ]);
@@ -79,6 +95,8 @@ export const CaseSchema = z
     /** For rows on both sides: which role of the relay this case judges. */
     side: CellSideSchema.optional(),
     eras: z.array(EraSchema).min(1).optional(),
+    /** The era the answerer speaks, when it differs from the cell's era (the upstream's): a relay between eras. */
+    downstreamEra: EraSchema.optional(),
     severity: SeveritySchema.optional(),
     /** Client capabilities the answerer declares; default {sampling:{}} plus tools when the request has tools. */
     capabilities: JsonObject.optional(),

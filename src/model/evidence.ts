@@ -49,6 +49,8 @@ export const ObservationSchema = z.object({
   sent: z.unknown(),
   /** Sampling request params the answerer received during this case, in order. */
   asked: z.array(z.unknown()),
+  /** Client capabilities the relay declared to the upstream (legacy: at initialize). */
+  declared: z.unknown().optional(),
   /** What the answerer replied (result or error), when it replied. */
   answered: z.unknown().optional(),
   upstream: UpstreamOutcomeSchema,
