@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Answer } from "../model/case.ts";
 import type { UpstreamOutcome } from "../model/evidence.ts";
 import type { ArmedProbe, HarnessAnswerer, HarnessUpstream } from "./ends.ts";
-import { JsonRpcPeer, type JsonRpcId, type JsonRpcResponse, type LineChannel } from "./jsonrpc-peer.ts";
+import { type JsonRpcId, JsonRpcPeer, type JsonRpcResponse, type LineChannel } from "./jsonrpc-peer.ts";
 import { PROBE_TOOL } from "./upstream.ts";
 
 /**
@@ -27,7 +27,8 @@ const SAMPLING = "sampling/createMessage";
 /** Input rounds the answerer goes through for one call before it gives up on a relay that keeps asking. */
 const MAX_ROUNDS = 4;
 
-const isObject = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, any> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 const clip = (s: string, n = 120) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 function sameJson(a: unknown, b: unknown): boolean {
@@ -36,7 +37,10 @@ function sameJson(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) !== Array.isArray(b) || typeof b !== "object" || b === null) return false;
   const ak = Object.keys(a as object);
   const bk = Object.keys(b as object);
-  return ak.length === bk.length && ak.every((k) => Object.hasOwn(b as object, k) && sameJson((a as any)[k], (b as any)[k]));
+  return (
+    ak.length === bk.length &&
+    ak.every((k) => Object.hasOwn(b as object, k) && sameJson((a as any)[k], (b as any)[k]))
+  );
 }
 
 /** A retry the upstream is waiting for. */
@@ -86,14 +90,20 @@ export class ModernUpstream implements HarnessUpstream {
     if (!a || a.deadline - performance.now() <= graceMs) return;
     clearTimeout(a.timer);
     a.deadline = performance.now() + graceMs;
-    a.timer = setTimeout(() => this.expire(a, `no retry: the downstream's call ended and no retry came within ${graceMs} ms`), graceMs);
+    a.timer = setTimeout(
+      () => this.expire(a, `no retry: the downstream's call ended and no retry came within ${graceMs} ms`),
+      graceMs,
+    );
   }
 
   private noteMeta(params: unknown): void {
     const meta = isObject(params) && isObject(params._meta) ? params._meta : undefined;
     if (!meta) return;
     if (meta[META_PROTOCOL_VERSION] !== undefined || meta[META_CLIENT_CAPABILITIES] !== undefined) {
-      this.declared = { protocolVersion: meta[META_PROTOCOL_VERSION], clientCapabilities: meta[META_CLIENT_CAPABILITIES] };
+      this.declared = {
+        protocolVersion: meta[META_PROTOCOL_VERSION],
+        clientCapabilities: meta[META_CLIENT_CAPABILITIES],
+      };
     }
     if (meta[META_PROTOCOL_VERSION] === MODERN_ERA) this.negotiated = MODERN_ERA;
   }
@@ -116,8 +126,12 @@ export class ModernUpstream implements HarnessUpstream {
         return {
           error: {
             code: UNSUPPORTED_PROTOCOL_VERSION,
-            message: "Unsupported protocol version: this server speaks 2026-07-28 only (use server/discover, no initialize)",
-            data: { supported: [MODERN_ERA], requested: isObject(params) ? params.protocolVersion : undefined },
+            message:
+              "Unsupported protocol version: this server speaks 2026-07-28 only (use server/discover, no initialize)",
+            data: {
+              supported: [MODERN_ERA],
+              requested: isObject(params) ? params.protocolVersion : undefined,
+            },
           },
         };
       case "ping":
@@ -129,7 +143,8 @@ export class ModernUpstream implements HarnessUpstream {
             tools: [
               {
                 name: PROBE_TOOL,
-                description: "mcpx-conform probe: asks for one scripted sampling/createMessage input and reports the answer",
+                description:
+                  "mcpx-conform probe: asks for one scripted sampling/createMessage input and reports the answer",
                 inputSchema: { type: "object", properties: { caseKey: { type: "string" } } },
               },
             ],
@@ -144,7 +159,12 @@ export class ModernUpstream implements HarnessUpstream {
 
   private call(params: any, id: JsonRpcId) {
     if (!isObject(params) || params.name !== PROBE_TOOL) {
-      return { error: { code: -32602, message: `Unknown tool: ${JSON.stringify(isObject(params) ? params.name : undefined)}` } };
+      return {
+        error: {
+          code: -32602,
+          message: `Unknown tool: ${JSON.stringify(isObject(params) ? params.name : undefined)}`,
+        },
+      };
     }
     // While a retry is awaited, every probe call is that retry (a relay that drops requestState is still caught).
     if (this.awaiting) return this.retry(this.awaiting, params, id);
@@ -156,7 +176,9 @@ export class ModernUpstream implements HarnessUpstream {
     this.probe = undefined;
     const key = probe.mrtr?.key ?? DEFAULT_INPUT_KEY;
     const requestState =
-      probe.mrtr?.requestState === null ? undefined : (probe.mrtr?.requestState ?? `mcpx-conform.${randomBytes(12).toString("base64url")}`);
+      probe.mrtr?.requestState === null
+        ? undefined
+        : (probe.mrtr?.requestState ?? `mcpx-conform.${randomBytes(12).toString("base64url")}`);
     const awaiting: Awaiting = {
       probe,
       key,
@@ -186,14 +208,20 @@ export class ModernUpstream implements HarnessUpstream {
     clearTimeout(a.timer);
     this.awaiting = undefined;
     const problems: string[] = [];
-    if (id === a.callId) problems.push(`the retry reused the original request's JSON-RPC id ${JSON.stringify(id)}`);
+    if (id === a.callId)
+      problems.push(`the retry reused the original request's JSON-RPC id ${JSON.stringify(id)}`);
     const has = Object.hasOwn(params, "requestState");
     if (a.requestState === undefined) {
-      if (has) problems.push(`the retry carries requestState ${clip(JSON.stringify(params.requestState))} though none was sent`);
+      if (has)
+        problems.push(
+          `the retry carries requestState ${clip(JSON.stringify(params.requestState))} though none was sent`,
+        );
     } else if (!has) {
       problems.push("the retry does not echo requestState");
     } else if (params.requestState !== a.requestState) {
-      problems.push(`the retry's requestState ${clip(JSON.stringify(params.requestState))} is not the one sent (${clip(JSON.stringify(a.requestState))})`);
+      problems.push(
+        `the retry's requestState ${clip(JSON.stringify(params.requestState))} is not the one sent (${clip(JSON.stringify(a.requestState))})`,
+      );
     }
     if (!sameJson(params.arguments, a.args)) problems.push("the retry changed the tool's arguments");
     const responses = params.inputResponses;
@@ -252,7 +280,12 @@ export class ModernAnswerer implements HarnessAnswerer {
     this.peer.onRequest(async (method, params) => {
       if (method === "ping") return { result: {} };
       this.wireRequests.push({ method, params });
-      return { error: { code: -32601, message: `Method not found: ${method} (a 2026-07-28 client takes no server requests)` } };
+      return {
+        error: {
+          code: -32601,
+          message: `Method not found: ${method} (a 2026-07-28 client takes no server requests)`,
+        },
+      };
     });
     this.peer.onNotification(() => undefined);
   }
@@ -266,13 +299,18 @@ export class ModernAnswerer implements HarnessAnswerer {
   }
 
   private noteShape(result: unknown): void {
-    if (isObject(result) && (result.resultType === "complete" || result.resultType === "input_required")) this.negotiated = MODERN_ERA;
+    if (isObject(result) && (result.resultType === "complete" || result.resultType === "input_required"))
+      this.negotiated = MODERN_ERA;
   }
 
   /** server/discover (optional: a relay that does not answer it is not refused for that), then tools/list. */
   async connect(timeoutMs: number): Promise<void> {
     try {
-      this.discovered = await this.peer.request("server/discover", { _meta: this.meta() }, Math.min(timeoutMs, 5000));
+      this.discovered = await this.peer.request(
+        "server/discover",
+        { _meta: this.meta() },
+        Math.min(timeoutMs, 5000),
+      );
       const versions = (this.discovered.result as any)?.supportedVersions;
       if (Array.isArray(versions) && versions.includes(MODERN_ERA)) this.negotiated = MODERN_ERA;
     } catch (error) {
@@ -283,7 +321,10 @@ export class ModernAnswerer implements HarnessAnswerer {
     this.noteShape(list.result);
     const tools: any[] = (list.result as any)?.tools ?? [];
     const tool = tools.find((t) => typeof t?.name === "string" && t.name.endsWith(PROBE_TOOL));
-    if (!tool) throw new Error(`the relay does not expose the upstream's ${PROBE_TOOL} tool (tools/list: ${clip(JSON.stringify(list), 300)})`);
+    if (!tool)
+      throw new Error(
+        `the relay does not expose the upstream's ${PROBE_TOOL} tool (tools/list: ${clip(JSON.stringify(list), 300)})`,
+      );
     this.probeTool = tool.name;
   }
 

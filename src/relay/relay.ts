@@ -12,6 +12,7 @@ import {
 import { z } from "zod";
 import { type Era, isEra } from "../validator/eras.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
+import { DownstreamSwitch, ModernRelay } from "./modern.ts";
 import { REFERENCE_POLICY, type RelayPolicy, type WireError } from "./policy.ts";
 
 export interface RelayOptions {
@@ -179,7 +180,16 @@ export async function runRelay(options: RelayOptions): Promise<void> {
   };
 
   const downstreamTransport = new StdioServerTransport();
-  await server.connect(downstreamTransport);
+  // A 2026-07-28 downstream (no initialize; _meta protocolVersion on its first request) is served by the modern
+  // path, which speaks 2026-07-28 upstream too; the SDK Server above only ever sees a legacy session.
+  const modern = new ModernRelay({
+    policy,
+    upstream: upstreamTransport,
+    downstream: downstreamTransport,
+    answerTimeoutMs: options.answerTimeoutMs,
+    name,
+  });
+  await server.connect(new DownstreamSwitch(downstreamTransport, (message) => modern.handle(message)));
   await new Promise<void>((resolve) => {
     const done = () => resolve();
     server.onclose = done;
@@ -187,5 +197,6 @@ export async function runRelay(options: RelayOptions): Promise<void> {
     process.once("SIGTERM", done);
   });
   await client.close().catch(() => undefined);
+  await modern.close().catch(() => undefined);
   await server.close().catch(() => undefined);
 }

@@ -1,0 +1,445 @@
+import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { escapeToken, validateInputRequests, validateInputResponses } from "../validator/index.ts";
+import type { Finding, SamplingCapabilities, Verdict } from "../validator/types.ts";
+import type { RelayPolicy, WireError } from "./policy.ts";
+
+/**
+ * The reference relay's 2026-07-28 path (multi-round-trip requests). A downstream that opens with a request
+ * carrying `_meta["io.modelcontextprotocol/protocolVersion"] === "2026-07-28"` (or with server/discover) and no
+ * initialize is served here; the relay then speaks 2026-07-28 to the upstream too (no initialize).
+ *
+ * Why not the SDK's Client/Server classes: SDK 1.x knows no 2026-07-28. `Client.connect` insists on an
+ * initialize handshake (a 2026 upstream refuses it with -32022), and the `Server`'s typed handlers re-parse
+ * params with schemas that strip `inputResponses`/`requestState`. So this path keeps the SDK's stdio transports
+ * for framing and correlates requests and responses itself over `transport.send` / `onmessage`.
+ *
+ * What it does at the trust boundary:
+ * - a request is forwarded upstream with the downstream's params (and `_meta`) unchanged;
+ * - an `input_required` result coming back is checked BEFORE anything is passed down: the map's shape by the
+ *   validator (validateInputRequests), each sampling request by the policy against the capabilities the
+ *   downstream declared on that very request. An invalid one answers the downstream's call with an error naming
+ *   the rule and the question is never forwarded (the upstream sees no retry). Valid ones go down unchanged
+ *   and are remembered by requestState (with a TTL) so that the retry can be checked;
+ * - a retry's `inputResponses` are checked against those requests (shape by the validator, each sampling
+ *   result by the policy); an invalid answer is refused to the downstream and the retry is not forwarded.
+ *   A key left out is a decline and is legal. Valid retries go up unchanged.
+ */
+
+export const MODERN_ERA = "2026-07-28";
+const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
+const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
+const SAMPLING = "sampling/createMessage";
+/** The requests whose results may be input_required (mrtr.mdx). */
+const INPUT_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
+const UPSTREAM_TIMEOUT_MS = 10 * 60_000;
+
+type Id = string | number;
+type Reply = { result: Record<string, unknown> } | { error: WireError };
+
+const isObject = (v: unknown): v is Record<string, any> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** True when the downstream's first message opens a 2026-07-28 session (no initialize). */
+export function isModernOpener(message: JSONRPCMessage): boolean {
+  if (!("method" in message) || message.method === "initialize") return false;
+  if (message.method === "server/discover") return true;
+  const meta = isObject(message.params) ? message.params._meta : undefined;
+  return isObject(meta) && meta[META_PROTOCOL_VERSION] === MODERN_ERA;
+}
+
+/**
+ * The downstream transport as the SDK Server sees it: it routes the session by its first message, and only a
+ * legacy session's messages ever reach the Server; a modern session's go to `onModern`.
+ */
+export class DownstreamSwitch implements Transport {
+  onmessage?: Transport["onmessage"];
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  private mode: "legacy" | "modern" | undefined;
+
+  constructor(
+    private readonly real: StdioServerTransport,
+    private readonly onModern: (message: JSONRPCMessage) => void,
+  ) {}
+
+  async start(): Promise<void> {
+    this.real.onmessage = (message: JSONRPCMessage) => {
+      this.mode ??= isModernOpener(message) ? "modern" : "legacy";
+      if (this.mode === "modern") this.onModern(message);
+      else this.onmessage?.(message);
+    };
+    this.real.onclose = () => this.onclose?.();
+    this.real.onerror = (error) => this.onerror?.(error);
+    await this.real.start();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return this.real.send(message);
+  }
+
+  close(): Promise<void> {
+    return this.real.close();
+  }
+}
+
+/** Request/response correlation over the upstream's stdio transport. */
+class UpstreamLink {
+  private nextId = 1;
+  private readonly pending = new Map<Id, { resolve: (reply: Reply) => void; timer: NodeJS.Timeout }>();
+  private started: Promise<void> | undefined;
+
+  constructor(
+    private readonly transport: StdioClientTransport,
+    private readonly onNotification: (message: JSONRPCMessage) => void,
+  ) {}
+
+  private start(): Promise<void> {
+    this.started ??= (async () => {
+      this.transport.onmessage = (message) => this.receive(message);
+      this.transport.onerror = (error) => process.stderr.write(`relay: upstream: ${error.message}\n`);
+      this.transport.onclose = () => {
+        for (const [id, p] of this.pending) {
+          clearTimeout(p.timer);
+          p.resolve({ error: { code: -32603, message: "The upstream server closed the connection" } });
+          this.pending.delete(id);
+        }
+      };
+      await this.transport.start();
+    })();
+    return this.started;
+  }
+
+  /** Sends a request upstream; resolves with its result or error (never rejects). Returns the id used. */
+  async request(method: string, params: unknown, onId?: (id: Id) => void): Promise<Reply> {
+    try {
+      await this.start();
+    } catch (error) {
+      return {
+        error: { code: -32603, message: `The upstream server could not be started: ${String(error)}` },
+      };
+    }
+    const id = this.nextId++;
+    onId?.(id);
+    return new Promise<Reply>((resolve) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        resolve({ error: { code: -32603, message: `The upstream server did not answer ${method} in time` } });
+      }, UPSTREAM_TIMEOUT_MS);
+      this.pending.set(id, { resolve, timer });
+      const message =
+        params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
+      this.transport.send(message as JSONRPCMessage).catch((error) => {
+        clearTimeout(timer);
+        this.pending.delete(id);
+        resolve({
+          error: { code: -32603, message: `Could not reach the upstream server: ${String(error)}` },
+        });
+      });
+    });
+  }
+
+  notify(method: string, params: unknown): void {
+    if (!this.started) return;
+    void this.transport.send({ jsonrpc: "2.0", method, params } as JSONRPCMessage).catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    if (this.started) await this.transport.close().catch(() => undefined);
+  }
+
+  private receive(message: JSONRPCMessage): void {
+    const m = message as Record<string, any>;
+    if (typeof m.method === "string") {
+      if (m.id === undefined) {
+        this.onNotification(message);
+        return;
+      }
+      // A 2026-07-28 server sends no requests; answer ping, refuse the rest (legacy sampling included).
+      const reply =
+        m.method === "ping"
+          ? { result: {} }
+          : { error: { code: -32601, message: `Method not found: ${m.method} (2026-07-28 session)` } };
+      void this.transport
+        .send({ jsonrpc: "2.0", id: m.id, ...reply } as JSONRPCMessage)
+        .catch(() => undefined);
+      return;
+    }
+    const p = this.pending.get(m.id);
+    if (!p) return;
+    this.pending.delete(m.id);
+    clearTimeout(p.timer);
+    p.resolve("error" in m ? { error: m.error } : { result: m.result ?? {} });
+  }
+}
+
+/** Input requests passed down and awaiting the downstream's retry. */
+interface PendingInputs {
+  inputRequests: Record<string, unknown>;
+  expiresAt: number;
+}
+
+function withPrefix(verdict: Verdict, prefix: string): Verdict {
+  const shift = (f: Finding): Finding => ({ ...f, pointer: prefix + f.pointer });
+  return { ...verdict, errors: verdict.errors.map(shift), warnings: verdict.warnings.map(shift) };
+}
+
+function merged(verdicts: Verdict[]): Verdict {
+  const errors = verdicts.flatMap((v) => v.errors);
+  const warnings = verdicts.flatMap((v) => v.warnings);
+  const first = verdicts.find((v) => !v.legal);
+  return { legal: errors.length === 0, errors, warnings, code: first ? first.code : null };
+}
+
+/** Only the findings about the input wrapper itself (its shape, methods, keys): each message is the policy's. */
+function wrapperOnly(verdict: Verdict): Verdict {
+  const errors = verdict.errors.filter((f) => f.rule.startsWith("input."));
+  return { legal: errors.length === 0, errors, warnings: [], code: errors[0]?.code ?? null };
+}
+
+export interface ModernRelayOptions {
+  policy: RelayPolicy;
+  upstream: StdioClientTransport;
+  downstream: StdioServerTransport;
+  /** How long a question passed down may stay unanswered (the pending requestState's TTL). */
+  answerTimeoutMs: number;
+  name: string;
+}
+
+export class ModernRelay {
+  private readonly upstream: UpstreamLink;
+  private readonly pending = new Map<string, PendingInputs>();
+  /** Downstream request id → upstream request id, while in flight (for cancellation). */
+  private readonly inFlight = new Map<Id, Id>();
+
+  constructor(private readonly options: ModernRelayOptions) {
+    this.upstream = new UpstreamLink(options.upstream, (message) => this.sendDown(message));
+  }
+
+  /** One message from the downstream. */
+  handle(message: JSONRPCMessage): void {
+    const m = message as Record<string, any>;
+    if (typeof m.method !== "string") return; // the relay sends the downstream no requests in this era
+    if (m.id === undefined) {
+      this.notification(m.method, m.params);
+      return;
+    }
+    void this.request(m.id, m.method, m.params).then(
+      (reply) => this.sendDown({ jsonrpc: "2.0", id: m.id, ...reply } as JSONRPCMessage),
+      (error) =>
+        this.sendDown({
+          jsonrpc: "2.0",
+          id: m.id,
+          error: {
+            code: -32603,
+            message: `Relay failure: ${error instanceof Error ? error.message : String(error)}`,
+          },
+        } as JSONRPCMessage),
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.upstream.close();
+  }
+
+  private sendDown(message: JSONRPCMessage): void {
+    void this.options.downstream.send(message).catch(() => undefined);
+  }
+
+  private notification(method: string, params: any): void {
+    if (method === "notifications/cancelled" && isObject(params)) {
+      const upId = this.inFlight.get(params.requestId);
+      if (upId !== undefined) this.upstream.notify(method, { ...params, requestId: upId });
+      return;
+    }
+    this.upstream.notify(method, params);
+  }
+
+  private async request(id: Id, method: string, params: any): Promise<Reply> {
+    switch (method) {
+      case "server/discover":
+        return {
+          result: {
+            resultType: "complete",
+            supportedVersions: [MODERN_ERA],
+            capabilities: { tools: {} },
+            _meta: { [META_SERVER_INFO]: { name: this.options.name, version: "1" } },
+          },
+        };
+      case "initialize":
+        return {
+          error: {
+            code: -32022,
+            message: "Unsupported protocol version: this session speaks 2026-07-28 (no initialize)",
+            data: {
+              supported: [MODERN_ERA],
+              requested: isObject(params) ? params.protocolVersion : undefined,
+            },
+          },
+        };
+      case "ping":
+        return { result: { resultType: "complete" } };
+    }
+    if (!INPUT_METHODS.has(method)) return this.forward(id, method, params);
+    return this.exchange(id, method, params);
+  }
+
+  private async forward(id: Id, method: string, params: unknown): Promise<Reply> {
+    try {
+      return await this.upstream.request(method, params, (upId) => this.inFlight.set(id, upId));
+    } finally {
+      this.inFlight.delete(id);
+    }
+  }
+
+  /** A request that may take part in a multi-round-trip exchange (tools/call, prompts/get, resources/read). */
+  private async exchange(id: Id, method: string, params: any): Promise<Reply> {
+    const { policy } = this.options;
+    let up = params;
+    if (isObject(params) && params.inputResponses !== undefined) {
+      const key = this.pendingKey(method, params, params.requestState);
+      this.sweep();
+      const pending = this.pending.get(key);
+      if (!pending) {
+        return {
+          error: {
+            code: -32602,
+            message:
+              "Invalid params: inputResponses answer no input request this relay passed on (unknown or forgotten requestState); call again without inputResponses",
+          },
+        };
+      }
+      if (performance.now() > pending.expiresAt) {
+        this.pending.delete(key);
+        return { error: policy.expired(this.options.answerTimeoutMs) };
+      }
+      const checked = this.checkResponses(params.inputResponses, pending.inputRequests);
+      if (checked.verdict && !checked.verdict.legal) {
+        // The downstream's own params are what is invalid: -32602 (unless the policy says otherwise).
+        return { error: policy.refuseResult({ ...checked.verdict, code: -32602 }) };
+      }
+      this.pending.delete(key);
+      if (checked.rewritten) up = { ...params, inputResponses: checked.rewritten };
+    }
+
+    const reply = await this.forward(id, method, up);
+    if (!("result" in reply)) return reply;
+    const result = reply.result;
+    if (!isObject(result) || result.resultType !== "input_required" || result.inputRequests === undefined)
+      return reply;
+
+    const capabilities = this.declaredBy(params);
+    const refusal = this.checkRequests(result.inputRequests, capabilities);
+    if (refusal) return { error: refusal };
+    const inputRequests = result.inputRequests as Record<string, unknown>;
+    this.pending.set(this.pendingKey(method, params, result.requestState), {
+      inputRequests,
+      expiresAt: performance.now() + this.options.answerTimeoutMs,
+    });
+    const down = this.rewriteRequests(inputRequests);
+    return down === inputRequests ? reply : { result: { ...result, inputRequests: down } };
+  }
+
+  /** The capabilities the downstream declared on this request (2026-07-28: per request, in _meta). */
+  private declaredBy(params: unknown): SamplingCapabilities | undefined {
+    const meta = isObject(params) && isObject(params._meta) ? params._meta : undefined;
+    const declared = meta?.[META_CLIENT_CAPABILITIES];
+    return isObject(declared) ? (declared as SamplingCapabilities) : undefined;
+  }
+
+  /** Retries are matched by requestState; without one, by the call itself (method, name/uri, arguments). */
+  private pendingKey(method: string, params: any, requestState: unknown): string {
+    if (typeof requestState === "string") return `state:${requestState}`;
+    const p = isObject(params) ? params : {};
+    return `call:${JSON.stringify([method, p.name ?? p.uri ?? null, p.arguments ?? null])}`;
+  }
+
+  private sweep(): void {
+    const now = performance.now();
+    for (const [key, p] of this.pending)
+      if (now > p.expiresAt + 10 * this.options.answerTimeoutMs) this.pending.delete(key);
+  }
+
+  /** The upstream's inputRequests, checked before any question is passed down; returns the refusal, if any. */
+  private checkRequests(
+    inputRequests: unknown,
+    capabilities: SamplingCapabilities | undefined,
+  ): WireError | null {
+    const { policy } = this.options;
+    const ctx = { era: MODERN_ERA as typeof MODERN_ERA, capabilities: capabilities ?? {} };
+    const wrapper = wrapperOnly(validateInputRequests(inputRequests, ctx));
+    if (!wrapper.legal) return policy.refuseRequest(wrapper);
+    const entries = Object.entries(inputRequests as Record<string, any>).filter(
+      ([, r]) => isObject(r) && r.method === SAMPLING,
+    );
+    if (entries.length === 0) return null;
+    const sampling = isObject(capabilities?.sampling) ? capabilities.sampling : undefined;
+    if (!sampling) {
+      return {
+        code: -32021,
+        message:
+          "Missing required client capability: the server asks for sampling, which this request's clientCapabilities do not declare",
+        data: { requiredCapabilities: { sampling: {} } },
+      };
+    }
+    const verdicts: Verdict[] = [];
+    for (const [key, request] of entries) {
+      const v = policy.checkRequest(request.params, ctx);
+      if (v) verdicts.push(withPrefix(v, `/${escapeToken(key)}/params`));
+    }
+    const verdict = merged(verdicts);
+    if (verdict.legal) return null;
+    if (verdict.errors.every((f) => f.rule === "request.tools-capability")) {
+      return {
+        code: -32021,
+        message: `Missing required client capability: ${verdict.errors[0]!.message} (at ${verdict.errors[0]!.pointer})`,
+        data: { requiredCapabilities: { sampling: { tools: {} } } },
+      };
+    }
+    return policy.refuseRequest(verdict);
+  }
+
+  /** The downstream's inputResponses, checked against the requests they answer; rewritten only when the policy changes one. */
+  private checkResponses(
+    inputResponses: unknown,
+    inputRequests: Record<string, unknown>,
+  ): { verdict: Verdict | null; rewritten?: Record<string, unknown> } {
+    const { policy } = this.options;
+    const wrapper = wrapperOnly(validateInputResponses(inputResponses, { era: MODERN_ERA, inputRequests }));
+    if (!wrapper.legal) return { verdict: wrapper };
+    const responses = inputResponses as Record<string, unknown>;
+    const verdicts: Verdict[] = [];
+    let rewritten: Record<string, unknown> | undefined;
+    for (const [key, response] of Object.entries(responses)) {
+      const request = inputRequests[key];
+      if (!isObject(request) || request.method !== SAMPLING) continue;
+      const v = policy.checkResult(response, { era: MODERN_ERA, request: request.params });
+      if (v) verdicts.push(withPrefix(v, `/${escapeToken(key)}`));
+      if (isObject(response)) {
+        const after = policy.rewriteResult(response);
+        if (after !== response) {
+          rewritten ??= { ...responses };
+          rewritten[key] = after;
+        }
+      }
+    }
+    return { verdict: merged(verdicts), ...(rewritten ? { rewritten } : {}) };
+  }
+
+  /** The policy may rewrite a sampling request before it is passed down (the reference relay never does). */
+  private rewriteRequests(inputRequests: Record<string, unknown>): Record<string, unknown> {
+    let out: Record<string, unknown> | undefined;
+    for (const [key, request] of Object.entries(inputRequests)) {
+      if (!isObject(request) || request.method !== SAMPLING || !isObject(request.params)) continue;
+      const params = this.options.policy.rewriteRequest(request.params);
+      if (params !== request.params) {
+        out ??= { ...inputRequests };
+        out[key] = { ...request, params };
+      }
+    }
+    return out ?? inputRequests;
+  }
+}
