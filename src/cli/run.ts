@@ -5,11 +5,15 @@ import { type CaseRun, runCases } from "../harness/controller.ts";
 import { fuzzTarget } from "../harness/fuzz.ts";
 import { buildCells, caseSide, type JudgedCase, summarize } from "../judge/cells.ts";
 import { evidenceFor, judgeRuns, ROUNDTRIP_ROW } from "../judge/judge-runs.ts";
+import { applyBaseline, BaselineSchema } from "../matrix/baseline.ts";
+import { DEFAULT_REPORTERS, parseReporters, REPORTERS, writeReports } from "../matrix/reports.ts";
 import { InputError } from "../model/errors.ts";
+import type { Evidence } from "../model/evidence.ts";
 import {
   DEFAULT_CASES,
   DEFAULT_REGISTER,
   loadCases,
+  loadDataFile,
   loadRegister,
   loadTarget,
   PROJECT_ROOT,
@@ -45,6 +49,8 @@ export interface RunOptions {
   cases?: string;
   quiet?: boolean;
   fuzz?: string;
+  reporter?: string;
+  baseline?: string;
 }
 
 /** `run`: plan, drive the relay from both ends, judge, write results.json + evidence; returns the exit code. */
@@ -76,6 +82,9 @@ export async function run(opts: RunOptions): Promise<{ code: number; results: Re
   const seed = opts.seed !== undefined ? Number(opts.seed) : Math.floor(Math.random() * 2 ** 31);
   if (!Number.isInteger(seed))
     throw new InputError(`expected an integer, got '${opts.seed}'`, undefined, "--seed");
+
+  const reporters = parseReporters(opts.reporter ?? DEFAULT_REPORTERS.join(","));
+  const baseline = opts.baseline ? loadDataFile(resolve(opts.baseline), BaselineSchema) : undefined;
 
   const rows = new Map(register.rows.map((r) => [r.id, r]));
   const eraNotRun: Partial<Record<Era, string>> = {};
@@ -111,9 +120,12 @@ export async function run(opts: RunOptions): Promise<{ code: number; results: Re
   const tool = toolInfo();
   const meta = { tool, target: { name: profile.name, profile: targetFile }, seed };
   const judgedCases: JudgedCase[] = [];
+  const evidences: Record<string, Evidence> = {};
   for (const j of judged) {
     const rel = join("evidence", j.run.kase.row, `${j.run.kase.id}@${j.run.era}.json`);
-    const sha = writeJsonFile(outDir, rel, evidenceFor(j, meta));
+    const evidence = evidenceFor(j, meta);
+    evidences[rel] = evidence;
+    const sha = writeJsonFile(outDir, rel, evidence);
     const mark = { pass: "✓", fail: "✗", warn: "!", error: "E", skip: "-" }[j.verdict.status];
     log(
       `${mark} ${j.run.kase.row}/${j.run.kase.id} @${j.run.era}${j.verdict.status === "pass" ? "" : `: ${j.verdict.reason}`}`,
@@ -136,8 +148,16 @@ export async function run(opts: RunOptions): Promise<{ code: number; results: Re
   if (opts.fuzz !== undefined) {
     const runsPerEra = Number(opts.fuzz);
     const fuzzEras = eras.filter((e) => !eraNotRun[e]);
-    log(`mcpx-conform: differential fuzzing, ${runsPerEra} exchanges per era (${fuzzEras.join(", ")}), seed ${seed}`);
-    const reports = await fuzzTarget({ profile, profileFile: targetFile, eras: fuzzEras, runs: runsPerEra, seed });
+    log(
+      `mcpx-conform: differential fuzzing, ${runsPerEra} exchanges per era (${fuzzEras.join(", ")}), seed ${seed}`,
+    );
+    const reports = await fuzzTarget({
+      profile,
+      profileFile: targetFile,
+      eras: fuzzEras,
+      runs: runsPerEra,
+      seed,
+    });
     const folded = foldFuzz(reports, register, outDir, meta);
     fuzz = folded.summaries;
     for (const f of fuzz) log(`${f.status === "pass" ? "✓" : "✗"} fuzz @${f.era}: ${f.reason}`);
@@ -157,16 +177,18 @@ export async function run(opts: RunOptions): Promise<{ code: number; results: Re
   };
   mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
-  const failing = [
-    ...cells.filter((c) => c.status === "fail" || c.status === "error"),
-    ...(fuzz ?? []).filter((f) => f.status !== "pass"),
-  ];
+  const written = writeReports(outDir, results, register, evidences, reporters);
+  // A failing cell fails the run unless an unexpired baseline entry expects it; stale or expired entries fail too.
+  const baselined = applyBaseline(results, baseline);
+  for (const line of baselined.lines) log(line);
+  const fuzzFailed = (fuzz ?? []).some((f) => f.status !== "pass");
   const s = results.summary;
   log(
     `mcpx-conform: ${cells.length} cells: ${s.pass} pass, ${s.fail} fail, ${s.warn} warn, ${s.error} error, ${s["not-run"]} not-run, ${s["n/a"]} n/a → ${relative(process.cwd(), outDir) || outDir}`,
     true,
   );
-  return { code: failing.length > 0 ? EXIT.failed : EXIT.ok, results, outDir };
+  log(`mcpx-conform: wrote results.json${written.map((w) => `, ${relative(outDir, w) || w}`).join("")}`);
+  return { code: baselined.exitCode !== 0 || fuzzFailed ? EXIT.failed : EXIT.ok, results, outDir };
 }
 
 export function register(program: Command, setExit: SetExit): void {
@@ -180,6 +202,8 @@ export function register(program: Command, setExit: SetExit): void {
     .option("--seed <n>", "seed for canaries and fuzzing")
     .option("--register <file>", "register file (default matrix/register.yaml)")
     .option("--cases <dir>", "case corpus folder (default cases/)")
+    .option("--reporter <names>", `reports to write besides results.json: ${REPORTERS.join(",")}`)
+    .option("--baseline <file>", "expected failures (YAML): baselined cells do not fail the run")
     .option("--fuzz <runs>", "also fuzz differentially: this many generated exchanges per era")
     .option("--quiet", "print only the summary line")
     .action(async (opts: RunOptions) => {
