@@ -1,0 +1,126 @@
+import { describe, expect, it } from "vitest";
+import { mdHref, mdText } from "../../src/matrix/escape.ts";
+import { mdCode, renderMarkdown } from "../../src/matrix/markdown.ts";
+import { CELL_GLYPH } from "../../src/matrix/status.ts";
+import type { Results } from "../../src/model/results.ts";
+import { caseCount, fixture, loadFixtureRegister, XSS_IMG, XSS_SCRIPT } from "./helpers.ts";
+
+const register = loadFixtureRegister();
+
+function tableRows(md: string, heading: string): string[] {
+  const start = md.indexOf(`\n${heading}\n`);
+  expect(start, heading).toBeGreaterThanOrEqual(0);
+  const lines = md.slice(start + heading.length + 2).split("\n");
+  const first = lines.findIndex((l) => l.startsWith("|"));
+  const rows: string[] = [];
+  for (const l of lines.slice(first)) {
+    if (!l.startsWith("|")) break;
+    rows.push(l);
+  }
+  return rows.slice(2); // header and delimiter
+}
+
+describe("renderMarkdown (matrix.md)", () => {
+  it("matches the committed snapshots", async () => {
+    for (const which of ["pass", "fail"] as const) {
+      const md = renderMarkdown(fixture(which).results, register);
+      await expect(md).toMatchFileSnapshot(`./__snapshots__/matrix.${which}.md`);
+    }
+  });
+
+  it("has a header with target, tool version, seed, date and totals", () => {
+    const { results } = fixture("pass");
+    const md = renderMarkdown(results, register);
+    expect(md.startsWith("# Conformance matrix: reference-relay\n")).toBe(true);
+    expect(md).toContain("**Tool:** mcpx-conform 0.1.0 · **seed:** 42 · **run:** 2026-11-30 10:00:00 UTC");
+    expect(md).toContain(`**Cells:** ${results.cells.length} — ✅ pass 36 · ➖ n/a 1`);
+    expect(md).toContain(`**Cases:** ${caseCount(results)} — ✅ pass ${caseCount(results)}`);
+    expect(md).toContain("**Verdict: ✅ every run cell passed or does not apply**");
+    expect(md).toContain("`npx mcpx-conform run --target targets/reference.yaml --seed 42`");
+  });
+
+  it("has one summary row per register row run, one section per era, and one table cell per row × side", () => {
+    const { results } = fixture("fail");
+    const md = renderMarkdown(results, register);
+    const rows = new Set(results.cells.map((c) => c.row));
+    expect(tableRows(md, "## Summary")).toHaveLength(rows.size);
+    for (const era of results.eras!) {
+      const inEra = results.cells.filter((c) => c.era === era);
+      const body = tableRows(md, `## ${era}`);
+      expect(body).toHaveLength(new Set(inEra.map((c) => c.row)).size);
+      // every cell's status word appears in its row
+      for (const cell of inEra) {
+        const line = body.find((l) => l.includes(`[${cell.row}](`))!;
+        expect(line, `${cell.row}@${era}`).toContain(`${CELL_GLYPH[cell.status]} ${cell.status}`);
+      }
+    }
+  });
+
+  it("links every case's evidence (relative path) and gives failing cases their reason", () => {
+    const { results } = fixture("fail");
+    const md = renderMarkdown(results, register);
+    for (const cell of results.cells)
+      for (const c of cell.cases) {
+        expect(md).toContain(`](${encodeURI(c.evidence!)} "sha256 ${c.evidenceSha256!.slice(0, 12)}…")`);
+        if (c.status === "fail") expect(md).toContain(mdText(c.reason));
+      }
+    expect(md).toContain("## Needs attention");
+    expect(md).toContain("⏸️ not-run: 2 cell(s) were not run");
+  });
+
+  it("shows every status as glyph and word", () => {
+    const md = renderMarkdown(fixture("fail").results, register);
+    for (const s of ["pass", "fail", "warn", "partial", "gap", "error", "n/a", "not-run"] as const)
+      expect(md).toContain(`${CELL_GLYPH[s]} ${s}`);
+  });
+
+  it("neutralises relay text: no raw HTML, links, mentions or table breaks", () => {
+    const md = renderMarkdown(fixture("fail").results, register);
+    expect(md).not.toContain(XSS_SCRIPT);
+    expect(md).not.toContain(XSS_IMG);
+    expect(md).not.toMatch(/<script|<img|<b>/i);
+    expect(md).toContain("&lt;script&gt;window.&#95;&#95;mcpxPwned=1;alert(1)&lt;/script&gt;");
+    expect(md).toContain("mcpx-like &lt;b&gt;relay&lt;/b&gt;");
+  });
+
+  it("keeps hostile text inside its table cell", () => {
+    const { results } = fixture("pass");
+    const hostile: Results = structuredClone(results);
+    const cell = hostile.cells[0]!;
+    cell.status = "fail";
+    cell.cases[0]!.status = "fail";
+    cell.cases[0]!.reason =
+      "a | b\nc @octocat #1 [x](javascript:alert(1)) <b>hi</b> https://evil.example `code`";
+    const md = renderMarkdown(hostile, register);
+    const line = md.split("\n").find((l) => l.startsWith(`| [${cell.row}]`) && l.includes("javascript"))!;
+    expect(line.split(/(?<!\\)\|/).length).toBe(6); // | row | level | client | server |: four columns, five separators
+    expect(line).toContain(
+      "a &#124; b c &#64;octocat &#35;1 &#91;x&#93;(javascript:alert(1)) &lt;b&gt;hi&lt;/b&gt;",
+    );
+    expect(line).toContain("https&#58;//evil.example &#96;code&#96;");
+  });
+});
+
+describe("markdown escaping helpers", () => {
+  it("mdText escapes markdown, GFM and HTML metacharacters and flattens lines", () => {
+    expect(mdText("a|b")).toBe("a&#124;b");
+    expect(mdText("x\r\ny\nz")).toBe("x y z");
+    expect(mdText("@user and a@b and #12")).toBe("&#64;user and a&#64;b and &#35;12");
+    expect(mdText("www.example.com")).toBe("www&#46;example.com");
+    expect(mdText("<>&")).toBe("&lt;&gt;&amp;");
+    expect(mdText(undefined)).toBe("");
+  });
+
+  it("mdHref refuses schemes and protocol-relative paths", () => {
+    expect(mdHref("evidence/a b/c(1).json")).toBe("evidence/a%20b/c%281%29.json");
+    expect(mdHref("javascript:alert(1)")).toBeNull();
+    expect(mdHref("//evil.example/x")).toBeNull();
+    expect(mdHref("https://example.com")).toBeNull();
+  });
+
+  it("mdCode survives backticks and escapes pipes in tables", () => {
+    expect(mdCode("a`b")).toBe("``a`b``");
+    expect(mdCode("`x`")).toBe("`` `x` ``");
+    expect(mdCode("a|b", true)).toBe("`a\\|b`");
+  });
+});
