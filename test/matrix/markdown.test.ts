@@ -24,7 +24,7 @@ describe("renderMarkdown (matrix.md)", () => {
   it("matches the committed snapshots", async () => {
     for (const which of ["pass", "fail"] as const) {
       const md = renderMarkdown(fixture(which).results, register);
-      await expect(md).toMatchFileSnapshot(`./__snapshots__/matrix.${which}.md`);
+      await expect(md).toMatchFileSnapshot(`./__snapshots__/matrix.${which}.md.snap`);
     }
   });
 

@@ -7,7 +7,7 @@ const register = loadFixtureRegister();
 describe("renderRegister (register.md)", () => {
   it("matches the committed snapshot", async () => {
     const md = renderRegister(register, [fixture("pass").results, fixture("fail").results]);
-    await expect(md).toMatchFileSnapshot("./__snapshots__/register.md");
+    await expect(md).toMatchFileSnapshot("./__snapshots__/register.md.snap");
   });
 
   it("lists every row with its quote, level, eras and a status column per target", () => {
