@@ -67,7 +67,10 @@ export function socketChannel(socket: Socket, initial = ""): LineChannel {
   };
 }
 
-/** Wraps a channel so every frame is recorded at the given end, relative to the relay. */
+/**
+ * Wraps a channel so every frame is recorded at the given end, relative to the relay. `session` labels the frames;
+ * without it, a multiplexing channel's own connection labels are used.
+ */
 export function recorded(
   channel: LineChannel,
   recorder: FrameRecorder,
@@ -76,13 +79,14 @@ export function recorded(
 ): LineChannel {
   return {
     send: (line) => {
-      recorder.record(end, "to-relay", line, session);
-      channel.send(line);
+      const via = channel.send(line) ?? undefined;
+      recorder.record(end, "to-relay", line, session ?? via);
+      return via;
     },
     onLine: (h) =>
-      channel.onLine((line) => {
-        recorder.record(end, "from-relay", line, session);
-        h(line);
+      channel.onLine((line, via) => {
+        recorder.record(end, "from-relay", line, session ?? via);
+        h(line, via);
       }),
     onClose: (h) => channel.onClose(h),
   };

@@ -4,6 +4,8 @@ import { fileURLToPath } from "node:url";
 import type { TargetProfile } from "../model/target.ts";
 import { type ControlServer, childStdioChannel, recorded } from "./channels.ts";
 import type { FrameRecorder } from "./frames.ts";
+import { httpDownstreamChannel, waitForPort } from "./http-downstream.ts";
+import { HttpUpstreamHost } from "./http-upstream.ts";
 import type { LineChannel } from "./jsonrpc-peer.ts";
 import type { RelayProcess } from "./relay-process.ts";
 
@@ -14,8 +16,11 @@ const SHIM = join(dirname(fileURLToPath(import.meta.url)), "upstream-shim.mjs");
  * and the channel of each upstream connection the relay opens.
  */
 export interface UpstreamEndpoint {
-  placeholders: { "upstream.command": string; "upstream.url"?: string };
-  /** The next upstream connection the relay makes (one per upstream the relay launches or connects). */
+  placeholders: { "upstream.command"?: string; "upstream.url"?: string };
+  /**
+   * The next upstream connection the relay makes (one per upstream process the relay launches; an HTTP upstream
+   * multiplexes all the relay's sessions onto one channel).
+   */
   next(timeoutMs: number): Promise<LineChannel>;
   close(): Promise<void>;
 }
@@ -41,30 +46,46 @@ export async function openUpstream(
   switch (profile.upstream.transport) {
     case "stdio":
       return stdioUpstream(control, token, tmp);
-    default:
-      throw new Error(
-        `upstream transport ${profile.upstream.transport} is not supported by this harness build`,
-      );
+    case "streamable-http":
+    case "sse":
+      return httpUpstream(await HttpUpstreamHost.start(profile.upstream.transport));
   }
 }
 
-/** Connects the harness answerer to the relay's downstream side; every frame is recorded. */
+/** Streamable HTTP or SSE: the harness hosts the upstream at {{upstream.url}} on 127.0.0.1. */
+function httpUpstream(host: HttpUpstreamHost): UpstreamEndpoint {
+  return {
+    placeholders: { "upstream.url": host.url },
+    next: (timeoutMs) => host.next(timeoutMs),
+    close: () => host.close(),
+  };
+}
+
+/**
+ * Connects the harness answerer to the relay's downstream side; every frame is recorded (labelled `session` when
+ * several downstream sessions share one relay). HTTP: waits, at most startupTimeoutMs, for the relay to listen.
+ */
 export async function openDownstream(
   profile: TargetProfile,
   relay: RelayProcess,
   url: string | undefined,
   recorder: FrameRecorder,
+  session?: string,
 ): Promise<{ channel: LineChannel; close(): Promise<void> }> {
-  void url;
   switch (profile.downstream.transport) {
     case "stdio":
       return {
-        channel: recorded(childStdioChannel(relay.child), recorder, "downstream"),
+        channel: recorded(childStdioChannel(relay.child), recorder, "downstream", session),
         close: async () => undefined,
       };
-    default:
-      throw new Error(
-        `downstream transport ${profile.downstream.transport} is not supported by this harness build`,
-      );
+    case "streamable-http":
+    case "sse": {
+      if (url === undefined) throw new Error(`a ${profile.downstream.transport} downstream needs a url`);
+      // The relay's stdout carries no protocol here: drain it so that a chatty relay never blocks on a full pipe.
+      relay.child.stdout.resume();
+      await waitForPort(new URL(url), profile.startupTimeoutMs, () => relay.exited);
+      const http = await httpDownstreamChannel(profile.downstream.transport, url, profile.startupTimeoutMs);
+      return { channel: recorded(http.channel, recorder, "downstream", session), close: http.close };
+    }
   }
 }

@@ -8,8 +8,11 @@
  */
 
 export interface LineChannel {
-  send(line: string): void;
-  onLine(handler: (line: string) => void): void;
+  /** Sends one frame; a channel that multiplexes several connections returns the label of the one it used. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a plain channel's send returns nothing at all
+  send(line: string): string | undefined | void;
+  /** `via`: on a channel that multiplexes several connections, the label of the one the line came from. */
+  onLine(handler: (line: string, via?: string) => void): void;
   onClose(handler: (reason: string) => void): void;
 }
 

@@ -4,7 +4,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import type { TargetProfile } from "../model/target.ts";
 
 export interface Placeholders {
-  "upstream.command": string;
+  "upstream.command"?: string;
   "upstream.url"?: string;
   port: string;
   tmp: string;

@@ -1,0 +1,143 @@
+import { connect } from "node:net";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { debug } from "./debug.ts";
+import type { HttpTransport } from "./http-upstream.ts";
+import type { LineChannel } from "./jsonrpc-peer.ts";
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Polls until something accepts TCP connections at the URL's host and port, at most `timeoutMs` (bounded: one
+ * attempt every 50 ms). `gone` reports why waiting is pointless (the relay exited), ending the wait early.
+ */
+export async function waitForPort(
+  url: URL,
+  timeoutMs: number,
+  gone?: () => string | undefined,
+): Promise<void> {
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    const why = gone?.();
+    if (why) throw new Error(`the relay ${why} before it listened on ${host}:${port}`);
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect({ host, port });
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once("error", () => resolve(false));
+    });
+    if (open) return;
+    await sleep(50);
+  }
+  throw new Error(`the relay did not listen on ${host}:${port} within ${timeoutMs} ms`);
+}
+
+/**
+ * A client session on the relay's downstream side (Streamable HTTP or legacy SSE, through the SDK's client
+ * transports) as a LineChannel: one JSON text per message each way.
+ *
+ * Order is kept where it matters: a frame sent after a notification waits until the relay has accepted the
+ * notification (so `notifications/initialized` lands before `tools/list`); requests and responses do not wait
+ * for each other (an answer to a sampling request must not queue behind the tool call that caused it).
+ * A request the relay refuses at the HTTP level closes the channel with the reason, as a dead stdio would.
+ * The negotiated protocol version is handed to the transport (the MCP-Protocol-Version header) as soon as the
+ * initialize result passes by.
+ */
+export async function httpDownstreamChannel(
+  transport: HttpTransport,
+  url: string,
+  timeoutMs: number,
+): Promise<{ channel: LineChannel; close(): Promise<void> }> {
+  const target = new URL(url);
+  const client =
+    transport === "sse" ? new SSEClientTransport(target) : new StreamableHTTPClientTransport(target);
+  const lineHandlers: Array<(line: string) => void> = [];
+  const closeHandlers: Array<(reason: string) => void> = [];
+  const early: string[] = [];
+  const initializeIds = new Set<string>();
+  let closedReason: string | undefined;
+  const closeWith = (reason: string) => {
+    if (closedReason !== undefined) return;
+    closedReason = reason;
+    for (const h of closeHandlers) h(reason);
+  };
+
+  client.onmessage = (message: JSONRPCMessage) => {
+    const m = message as Record<string, any>;
+    if (m.method === undefined && initializeIds.delete(String(m.id))) {
+      const version = m.result?.protocolVersion;
+      if (typeof version === "string") client.setProtocolVersion?.(version);
+    }
+    const line = JSON.stringify(message);
+    if (lineHandlers.length === 0) early.push(line);
+    else for (const h of lineHandlers) h(line);
+  };
+  client.onerror = (error) => debug(`downstream ${url}: ${error.message}`);
+  client.onclose = () => closeWith("the downstream HTTP session closed");
+
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      client.start(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () =>
+            reject(new Error(`the relay's ${transport} endpoint ${url} did not open within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+      }),
+    ]);
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+
+  let afterNotification: Promise<unknown> = Promise.resolve();
+  const channel: LineChannel = {
+    send: (line) => {
+      if (closedReason !== undefined) return;
+      let message: Record<string, unknown>;
+      try {
+        message = JSON.parse(line);
+      } catch {
+        debug(`downstream ${url}: cannot send a frame that is not JSON over HTTP: ${line.slice(0, 120)}`);
+        return;
+      }
+      const isRequest = typeof message.method === "string" && message.id !== undefined;
+      if (isRequest && message.method === "initialize") initializeIds.add(String(message.id));
+      const sent = afterNotification.then(() => client.send(message as JSONRPCMessage));
+      sent.catch((error: Error) => {
+        debug(`downstream ${url}: POST failed: ${error.message}`);
+        if (isRequest) closeWith(`the relay refused the ${message.method} request: ${error.message}`);
+      });
+      if (typeof message.method === "string" && message.id === undefined)
+        afterNotification = sent.catch(() => undefined);
+    },
+    onLine: (h) => {
+      lineHandlers.push(h);
+      for (const line of early.splice(0)) h(line);
+    },
+    onClose: (h) => {
+      if (closedReason !== undefined) h(closedReason);
+      else closeHandlers.push(h);
+    },
+  };
+  return {
+    channel,
+    close: async () => {
+      closedReason ??= "the harness closed the downstream session";
+      if (client instanceof StreamableHTTPClientTransport) {
+        // DELETE the session (a stateful relay frees what it holds for it), but never wait long on a stuck relay.
+        await Promise.race([client.terminateSession().catch(() => undefined), sleep(1000)]);
+      }
+      await client.close().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,264 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { debug } from "./debug.ts";
+import type { JsonRpcId, LineChannel } from "./jsonrpc-peer.ts";
+
+/**
+ * The harness upstream hosted over HTTP: a node:http server on 127.0.0.1 with the SDK's server transports
+ * (Streamable HTTP at /mcp, legacy SSE at /sse + /messages), adapted to one LineChannel.
+ *
+ * The transports only carry frames: each message is serialised with JSON.stringify on the way in and parsed on
+ * the way out, so params and results reach the scripted upstream as the relay sent them. (They do parse every
+ * frame with the SDK's JSON-RPC envelope schema first: a frame that is not JSON-RPC at all is refused with HTTP
+ * 400 and never reaches the harness, and members of an error object other than code/message/data are dropped.)
+ *
+ * A relay may open several MCP sessions (mcp-remote opens a connection test before the session it proxies);
+ * they are multiplexed onto the one channel, so that the scripted upstream answers whichever session speaks.
+ * Responses go back to the session that sent the request with that id. A request or notification the upstream
+ * sends on its own (sampling/createMessage during a tool call) goes to the session with the newest tool call in
+ * flight, *related to that call*: on Streamable HTTP it then travels on the tool call's own response stream. Sent
+ * without a related request id it would go to the standalone GET stream, and be dropped if none is open.
+ */
+
+export type HttpTransport = "streamable-http" | "sse";
+
+export const STREAMABLE_PATH = "/mcp";
+export const SSE_PATH = "/sse";
+export const SSE_MESSAGES_PATH = "/messages";
+
+interface UpstreamSession {
+  label: string;
+  /** Requests the relay sent on this session that the upstream has not answered yet, oldest first. */
+  inFlight: Array<{ id: JsonRpcId; method: string }>;
+  send(message: JSONRPCMessage, relatedRequestId?: JsonRpcId): Promise<void>;
+  close(): Promise<void>;
+}
+
+const isObject = (v: unknown): v is Record<string, any> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+const isId = (v: unknown): v is JsonRpcId => typeof v === "string" || typeof v === "number";
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (chunk: string) => (body += chunk));
+    req.on("end", () => resolve(body));
+    req.on("error", reject);
+  });
+}
+
+function reply(res: ServerResponse, status: number, message: string): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message } }));
+}
+
+export class HttpUpstreamHost {
+  readonly server: Server;
+  url = "";
+  private readonly sessions: UpstreamSession[] = [];
+  private readonly streamable = new Map<string, StreamableHTTPServerTransport>();
+  private readonly sse = new Map<string, SSEServerTransport>();
+  private readonly lineHandlers: Array<(line: string, via?: string) => void> = [];
+  private readonly closeHandlers: Array<(reason: string) => void> = [];
+  private readonly early: Array<[string, string]> = [];
+  private readonly firstSession: Promise<void>;
+  private sessionOpened!: () => void;
+  private handedOut = false;
+  private closed = false;
+
+  /** The one channel every session of this host is multiplexed onto. */
+  readonly channel: LineChannel = {
+    send: (line) => this.outbound(line),
+    onLine: (h) => {
+      this.lineHandlers.push(h);
+      for (const [line, via] of this.early.splice(0)) h(line, via);
+    },
+    onClose: (h) => this.closeHandlers.push(h),
+  };
+
+  private constructor(readonly transport: HttpTransport) {
+    this.server = createServer((req, res) => {
+      this.route(req, res).catch((error) => {
+        debug(`upstream host: ${req.method} ${req.url}: ${error instanceof Error ? error.message : error}`);
+        reply(res, 500, "mcpx-conform upstream host failed");
+      });
+    });
+    this.firstSession = new Promise((resolve) => {
+      this.sessionOpened = resolve;
+    });
+  }
+
+  /** Starts a host listening on a free port of 127.0.0.1 (never any other interface). */
+  static async start(transport: HttpTransport): Promise<HttpUpstreamHost> {
+    const host = new HttpUpstreamHost(transport);
+    await new Promise<void>((resolve, reject) => {
+      host.server.once("error", reject);
+      host.server.listen(0, "127.0.0.1", () => resolve());
+    });
+    const { port } = host.server.address() as AddressInfo;
+    host.url = `http://127.0.0.1:${port}${transport === "sse" ? SSE_PATH : STREAMABLE_PATH}`;
+    return host;
+  }
+
+  /**
+   * The upstream channel, once the relay has opened its first session. All of a relay's sessions share this one
+   * channel, so a later call only times out: the relay makes no further upstream "connection".
+   */
+  next(timeoutMs: number): Promise<LineChannel> {
+    const again = this.handedOut;
+    this.handedOut = true;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              again
+                ? "every session of an HTTP relay shares the one upstream channel"
+                : `the relay did not connect to the harness upstream at ${this.url} within ${timeoutMs} ms`,
+            ),
+          ),
+        timeoutMs,
+      );
+      timer.unref();
+      if (again) return;
+      void this.firstSession.then(() => {
+        clearTimeout(timer);
+        resolve(this.channel);
+      });
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all(this.sessions.map((s) => s.close().catch(() => undefined)));
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const h of this.closeHandlers.splice(0)) h("the harness closed its HTTP upstream");
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (this.transport === "streamable-http" && url.pathname === STREAMABLE_PATH)
+      return this.streamableRequest(req, res);
+    if (this.transport === "sse" && url.pathname === SSE_PATH && req.method === "GET")
+      return this.openSse(res);
+    if (this.transport === "sse" && url.pathname === SSE_MESSAGES_PATH && req.method === "POST") {
+      const transport = this.sse.get(url.searchParams.get("sessionId") ?? "");
+      if (!transport) return reply(res, 404, "Session not found");
+      return transport.handlePostMessage(req, res);
+    }
+    // OAuth discovery (/.well-known/…) and anything else: there is nothing here.
+    res.writeHead(404).end();
+  }
+
+  private async streamableRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const sessionId = req.headers["mcp-session-id"];
+    if (typeof sessionId === "string") {
+      const transport = this.streamable.get(sessionId);
+      if (!transport) return reply(res, 404, "Session not found");
+      return transport.handleRequest(req, res);
+    }
+    if (req.method !== "POST") return reply(res, 400, "Bad Request: no session (initialize first)");
+    let body: unknown;
+    try {
+      body = JSON.parse(await readBody(req));
+    } catch {
+      return reply(res, 400, "Parse error: the body is not JSON");
+    }
+    const opens = (Array.isArray(body) ? body : [body]).some((m) => isObject(m) && m.method === "initialize");
+    if (!opens) return reply(res, 400, "Bad Request: no session (initialize first)");
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        this.streamable.set(id, transport);
+      },
+    });
+    const session = this.addSession(
+      (message, relatedRequestId) =>
+        transport.send(message, relatedRequestId === undefined ? undefined : { relatedRequestId }),
+      () => transport.close(),
+    );
+    transport.onmessage = (message) => this.inbound(session, message);
+    transport.onerror = (error) => debug(`upstream ${session.label}: ${error.message}`);
+    await transport.start();
+    await transport.handleRequest(req, res, body);
+  }
+
+  private async openSse(res: ServerResponse): Promise<void> {
+    const transport = new SSEServerTransport(SSE_MESSAGES_PATH, res);
+    this.sse.set(transport.sessionId, transport);
+    const session = this.addSession(
+      (message) => transport.send(message),
+      () => transport.close(),
+    );
+    transport.onmessage = (message) => this.inbound(session, message);
+    transport.onerror = (error) => debug(`upstream ${session.label}: ${error.message}`);
+    transport.onclose = () => this.sse.delete(transport.sessionId);
+    await transport.start();
+  }
+
+  private addSession(send: UpstreamSession["send"], close: UpstreamSession["close"]): UpstreamSession {
+    const session: UpstreamSession = {
+      label: `upstream-${this.sessions.length + 1}`,
+      inFlight: [],
+      send,
+      close,
+    };
+    this.sessions.push(session);
+    this.sessionOpened();
+    return session;
+  }
+
+  private inbound(session: UpstreamSession, message: JSONRPCMessage): void {
+    const m = message as Record<string, unknown>;
+    if (typeof m.method === "string" && isId(m.id)) session.inFlight.push({ id: m.id, method: m.method });
+    const line = JSON.stringify(message);
+    if (this.lineHandlers.length === 0) this.early.push([line, session.label]);
+    else for (const h of this.lineHandlers) h(line, session.label);
+  }
+
+  private outbound(line: string): string | undefined {
+    let message: Record<string, unknown>;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      debug(`upstream host: cannot send a frame that is not JSON over HTTP: ${line.slice(0, 120)}`);
+      return undefined;
+    }
+    const isResponse = typeof message.method !== "string" && isId(message.id);
+    let session: UpstreamSession | undefined;
+    let related: JsonRpcId | undefined;
+    if (isResponse) {
+      session = this.sessions.find((s) => s.inFlight.some((r) => r.id === message.id));
+      if (session)
+        session.inFlight.splice(
+          session.inFlight.findIndex((r) => r.id === message.id),
+          1,
+        );
+    } else {
+      // Newest tool call in flight first, then any request in flight, then the newest session.
+      const calls = this.sessions.flatMap((s) => s.inFlight.map((r) => ({ s, r })));
+      const pick = calls.filter((c) => c.r.method === "tools/call").at(-1) ?? calls.at(-1);
+      session = pick?.s ?? this.sessions.at(-1);
+      related = pick?.r.id;
+    }
+    if (!session) {
+      debug(`upstream host: no session to send ${line.slice(0, 120)}`);
+      return undefined;
+    }
+    const label = session.label;
+    session
+      .send(message as JSONRPCMessage, related)
+      .catch((error) =>
+        debug(`upstream ${label}: send failed: ${error instanceof Error ? error.message : error}`),
+      );
+    return label;
+  }
+}
