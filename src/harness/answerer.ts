@@ -71,6 +71,7 @@ export class ClientAnswerer {
     if (!answer) return { error: { code: -32603, message: "mcpx-conform: no case is running" } };
     switch (answer.action) {
       case "accept":
+        if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
         this.answered = { result: answer.result };
         return { result: answer.result };
       case "decline": {

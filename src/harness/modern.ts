@@ -360,6 +360,8 @@ export class ModernAnswerer implements HarnessAnswerer {
       }
       // Declining (or failing, or never answering) a sampling input leaves it out: the call simply ends here.
       if (sampling > 0 && this.answer?.action !== "accept") return response;
+      const delayMs = sampling > 0 && this.answer?.action === "accept" ? this.answer.delayMs : undefined;
+      if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
       const retry: Record<string, unknown> = { ...call, _meta: this.meta() };
       if (Object.keys(responses).length > 0) retry.inputResponses = responses;
       if (Object.hasOwn(result, "requestState")) retry.requestState = result.requestState;

@@ -14,7 +14,14 @@ const JsonObject = z.record(z.string(), z.unknown());
 
 export const AnswerSchema = z
   .discriminatedUnion("action", [
-    z.object({ action: z.literal("accept"), result: JsonObject }).strict(),
+    z
+      .object({
+        action: z.literal("accept"),
+        result: JsonObject,
+        /** A slow person: answer only after this many milliseconds. */
+        delayMs: z.number().int().positive().max(60_000).optional(),
+      })
+      .strict(),
     /** The person/agent says no: legacy eras answer with an error (default -1), 2026-07-28 omits the input. */
     z
       .object({
