@@ -1,0 +1,91 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { jsonForScript } from "../../src/matrix/escape.ts";
+import { renderHtml } from "../../src/matrix/html.ts";
+import type { Results } from "../../src/model/results.ts";
+import { fixture, loadFixtureRegister, XSS_BREAKOUT, XSS_IMG, XSS_SCRIPT } from "./helpers.ts";
+
+const register = loadFixtureRegister();
+
+function scripts(html: string): Array<{ attrs: string; body: string }> {
+  return [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)].map((m) => ({
+    attrs: m[1]!,
+    body: m[2]!,
+  }));
+}
+
+describe("renderHtml (matrix.html), statically", () => {
+  const { results, evidences } = fixture("fail");
+  const html = renderHtml(results, register, evidences);
+
+  it("is one self-contained page: no external resource, a CSP that allows only its own script and style", () => {
+    // The markup outside the JSON data blocks (inside them, text is data, checked below).
+    const markup = html.replace(/<script type="application\/json"[^>]*>[\s\S]*?<\/script>/g, "");
+    expect(markup).not.toMatch(/<(link|img|iframe|object|embed)\b/i);
+    expect(markup).not.toMatch(/\b(src|srcset)=/i);
+    expect(markup).not.toMatch(/https?:\/\/(?!modelcontextprotocol\.io\/specification\/)/);
+    // The attribute is HTML-escaped (base64 '=' padding arrives as &#x3D;); the browser decodes it.
+    const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/
+      .exec(html)![1]!
+      .replace(/&#x3D;/g, "=");
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("connect-src 'none'");
+    const code = scripts(html).filter((s) => !s.attrs.includes("application/json"));
+    expect(code).toHaveLength(1);
+    const hash = createHash("sha256").update(code[0]!.body, "utf8").digest("base64");
+    expect(csp).toContain(`script-src 'sha256-${hash}'`);
+    const css = /<style>([\s\S]*?)<\/style>/.exec(html)![1]!;
+    expect(csp).toContain(`style-src 'sha256-${createHash("sha256").update(css, "utf8").digest("base64")}'`);
+    expect(markup).not.toMatch(/\son[a-z]+=/i); // no inline event handlers
+  });
+
+  it("embeds exactly the referenced evidence as JSON that cannot close its script element", () => {
+    const data = scripts(html).filter((s) => s.attrs.includes("application/json"));
+    expect(data.map((s) => s.attrs.trim())).toEqual([
+      'type="application/json" id="matrix-data"',
+      'type="application/json" id="evidence"',
+    ]);
+    for (const s of data) {
+      expect(s.body).not.toContain("<");
+      expect(s.body).not.toContain(">");
+    }
+    const embedded = JSON.parse(data[1]!.body);
+    expect(embedded).toEqual(JSON.parse(JSON.stringify(evidences)));
+    expect(JSON.stringify(embedded)).toContain(XSS_BREAKOUT);
+    const matrix = JSON.parse(data[0]!.body);
+    expect(Object.keys(matrix.cells)).toHaveLength(results.cells.length);
+  });
+
+  it("never carries relay text as markup", () => {
+    expect(html).not.toContain(XSS_SCRIPT);
+    expect(html).not.toContain(XSS_IMG);
+    expect(html).not.toContain("</script><script>");
+    expect(html).toContain("mcpx-like &lt;b&gt;relay&lt;/b&gt;");
+    expect(html.match(/<script/g)).toHaveLength(3);
+  });
+
+  it("renders one button per cell with its status, and filters for era, status and side", () => {
+    expect(html.match(/<button type="button" class="cell /g)).toHaveLength(results.cells.length);
+    for (const era of results.eras!) expect(html).toContain(`<option value="${era}">${era}</option>`);
+    expect(html).toContain('<option value="server">server</option>');
+    for (const s of ["fail", "error", "partial", "gap", "warn", "not-run", "n/a"])
+      expect(html).toContain(`<input type="checkbox" value="${s}" checked>`);
+  });
+
+  it("leaves out evidence no case refers to, and renders without any", () => {
+    const extra = renderHtml(results, register, {
+      ...evidences,
+      "evidence/unrelated.json": Object.values(evidences)[0]!,
+    });
+    expect(extra).not.toContain("evidence/unrelated.json");
+    const none = renderHtml(results as Results, register, {});
+    expect(none).toContain('<script type="application/json" id="evidence">{}</script>');
+  });
+
+  it("jsonForScript escapes what could end or confuse a script element", () => {
+    expect(jsonForScript({ a: "</script><!-- & \u2028" })).toBe(
+      '{"a":"\\u003c/script\\u003e\\u003c!-- \\u0026 \\u2028"}',
+    );
+    expect(JSON.parse(jsonForScript({ a: "</script>" }))).toEqual({ a: "</script>" });
+  });
+});
