@@ -1,0 +1,219 @@
+/**
+ * matrix.html in a real browser: Debian's chromium driven by playwright-core. CI must install chromium
+ * (`apt-get install -y chromium`); when /usr/bin/chromium is missing this test FAILS, it never skips.
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { renderHtml } from "../../src/matrix/html.ts";
+import { fixture, loadFixtureRegister, XSS_IMG, XSS_SCRIPT } from "./helpers.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+const register = loadFixtureRegister();
+let work: string;
+let context: BrowserContext;
+
+/** Everything a page did that a safe, self-contained page must not. */
+interface Watch {
+  problems: string[];
+  requests: string[];
+  dialogs: string[];
+}
+
+async function open(html: string, name: string, hash = ""): Promise<{ page: Page; watch: Watch }> {
+  const file = join(work, name);
+  writeFileSync(file, html);
+  const page = await context.newPage();
+  const watch: Watch = { problems: [], requests: [], dialogs: [] };
+  page.on("console", (m) => {
+    if (m.type() === "error" || m.type() === "warning")
+      watch.problems.push(`console ${m.type()}: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => watch.problems.push(`page error: ${e.message}`));
+  page.on("request", (r) => watch.requests.push(r.url()));
+  page.on("dialog", (d) => {
+    watch.dialogs.push(d.message());
+    void d.dismiss();
+  });
+  await page.goto(`${pathToFileURL(file).href}${hash}`, { waitUntil: "load" });
+  return { page, watch };
+}
+
+const sentinel = (page: Page) =>
+  page.evaluate(() => (window as unknown as { __mcpxPwned?: unknown }).__mcpxPwned);
+
+const XSS_CELL = "sampling-both-validate-message-content|2025-11-25|server";
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `${CHROMIUM} is missing: the matrix.html browser test needs Debian's chromium (apt-get install -y chromium). It does not skip.`,
+    );
+  work = mkdtempSync(join(tmpdir(), "mcpx-conform-html-"));
+  context = await chromium.launchPersistentContext(join(work, "profile"), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    offline: true,
+  });
+});
+
+afterAll(async () => {
+  await context?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe("matrix.html in chromium", () => {
+  it("loads with no console errors, no page errors, no network and no dialogs (both fixtures)", async () => {
+    for (const which of ["pass", "fail"] as const) {
+      const { results, evidences } = fixture(which);
+      const { page, watch } = await open(renderHtml(results, register, evidences), `${which}.html`);
+      expect(await page.locator("button.cell").count()).toBe(results.cells.length);
+      expect(await page.textContent("#shown")).toBe(
+        `${results.cells.length} of ${results.cells.length} cells shown`,
+      );
+      expect(await page.title()).toContain(results.target.name);
+      expect(watch.problems).toEqual([]);
+      expect(watch.dialogs).toEqual([]);
+      expect(watch.requests.every((u) => u.startsWith("file://"))).toBe(true);
+      expect(watch.requests).toHaveLength(1);
+      await page.close();
+    }
+  });
+
+  it("a cell click shows its transcript at both ends, the verdict, its checks and the rule quote", async () => {
+    const { results, evidences } = fixture("fail");
+    const { page, watch } = await open(renderHtml(results, register, evidences), "click.html");
+    expect(await page.isVisible("#viewer")).toBe(false);
+    await page.click(`button.cell[data-cell="${XSS_CELL}"]`);
+    expect(await page.isVisible("#viewer")).toBe(true);
+    expect(await page.getAttribute(`button.cell[data-cell="${XSS_CELL}"]`, "aria-pressed")).toBe("true");
+    expect(await page.textContent("#v-title")).toBe(
+      "❌ fail sampling-both-validate-message-content @ 2025-11-25 (server)",
+    );
+    expect(await page.textContent("#v-quote")).toBe("Both parties SHOULD validate message content");
+    const transcript = page.locator("table.transcript");
+    expect(await transcript.locator("thead th").allTextContents()).toEqual([
+      "t (ms)",
+      "upstream end (harness server ⇄ relay)",
+      "downstream end (relay ⇄ answerer)",
+    ]);
+    const ev =
+      evidences[results.cells.find((c) => `${c.row}|${c.era}|${c.side}` === XSS_CELL)!.cases[0]!.evidence!]!;
+    expect(await transcript.locator("tbody tr").count()).toBe(ev.frames.length);
+    const up = transcript.locator('tbody tr[data-end="upstream"]');
+    const down = transcript.locator('tbody tr[data-end="downstream"]');
+    expect(await up.count()).toBe(ev.frames.filter((f) => f.end === "upstream").length);
+    expect(await down.count()).toBe(ev.frames.filter((f) => f.end === "downstream").length);
+    // upstream frames sit in the upstream column, downstream frames in the downstream one
+    expect((await up.first().locator("td").nth(1).textContent())!).toContain("upstream → relay");
+    expect(await up.first().locator("td").nth(2).textContent()).toBe("");
+    expect((await down.first().locator("td").nth(2).textContent())!).toContain("relay → downstream");
+    expect(await down.first().locator("td").nth(1).textContent()).toBe("");
+    const ts = (await transcript.locator("tbody td.t").allTextContents()).map(Number);
+    expect(ts).toEqual([...ts].sort((a, b) => a - b));
+    const detail = (await page.textContent("#v-case"))!;
+    expect(detail).toContain("verdict: ❌ fail");
+    expect(detail).toContain("refused✗delivered");
+    expect(watch.problems).toEqual([]);
+    await page.close();
+  });
+
+  it("relay text with <script>, <img onerror> and </script> is shown as text and never runs", async () => {
+    const { results, evidences } = fixture("fail");
+    const { page, watch } = await open(renderHtml(results, register, evidences), "xss.html");
+    for (const key of [XSS_CELL, "sampling-both-validate-message-content|2026-07-28|server"]) {
+      await page.click(`button.cell[data-cell="${key}"]`);
+      const text = (await page.textContent("#v-case"))!;
+      expect(text).toContain(XSS_SCRIPT);
+      expect(text).toContain(XSS_IMG);
+      expect(text).toContain("</script><script>window.__mcpxPwned=3;alert(1)</script>");
+    }
+    expect(await sentinel(page)).toBeUndefined();
+    expect(watch.dialogs).toEqual([]);
+    expect(await page.locator("img").count()).toBe(0);
+    expect(await page.locator("script").count()).toBe(3);
+    expect(watch.problems).toEqual([]);
+    await page.close();
+  });
+
+  it("stays safe without its Content-Security-Policy: escaping and textContent alone keep the payload inert", async () => {
+    const { results, evidences } = fixture("fail");
+    const html = renderHtml(results, register, evidences).replace(
+      /<meta http-equiv="Content-Security-Policy"[^>]*>/,
+      "",
+    );
+    expect(html).not.toContain("Content-Security-Policy");
+    const { page, watch } = await open(html, "no-csp.html");
+    await page.click(`button.cell[data-cell="${XSS_CELL}"]`);
+    await page.click(`button.cell[data-cell="sampling-both-validate-message-content|2026-07-28|server"]`);
+    await page.waitForTimeout(200);
+    expect(await sentinel(page)).toBeUndefined();
+    expect(watch.dialogs).toEqual([]);
+    expect(await page.locator("img").count()).toBe(0);
+    expect(watch.requests).toHaveLength(1);
+    await page.close();
+  });
+
+  it("filters by era, status and side; cases within a cell; deep links", async () => {
+    const { results, evidences } = fixture("fail");
+    const html = renderHtml(results, register, evidences);
+    const { page, watch } = await open(html, "filters.html");
+    const total = results.cells.length;
+    await page.selectOption("#f-era", "2025-11-25");
+    const inEra = results.cells.filter((c) => c.era === "2025-11-25").length;
+    expect(await page.textContent("#shown")).toBe(`${inEra} of ${total} cells shown`);
+    expect(await page.isVisible('thead th[data-era="2025-06-18"]')).toBe(false);
+    await page.selectOption("#f-era", "");
+    await page.uncheck('#f-status input[value="fail"]');
+    expect(await page.textContent("#shown")).toBe(
+      `${results.cells.filter((c) => c.status !== "fail").length} of ${total} cells shown`,
+    );
+    expect(await page.isVisible('tr[data-row="sampling-human-in-loop-can-deny"]')).toBe(false); // only fails in it
+    await page.check('#f-status input[value="fail"]');
+    await page.selectOption("#f-side", "server");
+    expect(await page.textContent("#shown")).toBe(
+      `${results.cells.filter((c) => c.side === "server").length} of ${total} cells shown`,
+    );
+    expect(await page.locator("#matrix tbody tr:visible").count()).toBe(1);
+    await page.selectOption("#f-side", "");
+
+    // A cell with two cases opens on the failing one; the other is one click away.
+    await page.click('button.cell[data-cell="sampling-app-view-edit-prompts|2025-11-25|client"]');
+    expect(await page.locator("#v-cases button").allTextContents()).toEqual([
+      "✅ pass review-shows-system-prompt",
+      "❌ fail review-can-edit-messages",
+    ]);
+    expect(
+      await page.getAttribute('#v-cases button[data-case="review-can-edit-messages"]', "aria-pressed"),
+    ).toBe("true");
+    await page.click('#v-cases button[data-case="review-shows-system-prompt"]');
+    expect(await page.textContent("#v-case h3")).toBe("✅ pass review-shows-system-prompt");
+    // A case-less cell says why.
+    await page.click('button.cell[data-cell="sampling-app-review-ui|2025-06-18|client"]');
+    expect(await page.textContent("#v-note")).toContain("recorded gap dezren39/darwin-nix#256");
+    await page.keyboard.press("Escape");
+    expect(await page.isVisible("#viewer")).toBe(false);
+    await page.close();
+
+    const deep = await open(html, "filters.html", `#${encodeURIComponent(XSS_CELL)}`);
+    expect(await deep.page.isVisible("#viewer")).toBe(true);
+    expect(await deep.page.textContent("#v-title")).toContain("(server)");
+    expect([...watch.problems, ...deep.watch.problems]).toEqual([]);
+    await deep.page.close();
+  });
+});
