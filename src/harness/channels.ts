@@ -79,7 +79,8 @@ export function recorded(
 ): LineChannel {
   return {
     send: (line) => {
-      const via = channel.send(line) ?? undefined;
+      const sent = channel.send(line);
+      const via = typeof sent === "string" ? sent : undefined;
       recorder.record(end, "to-relay", line, session ?? via);
       return via;
     },

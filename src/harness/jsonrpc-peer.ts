@@ -8,9 +8,11 @@
  */
 
 export interface LineChannel {
-  /** Sends one frame; a channel that multiplexes several connections returns the label of the one it used. */
-  // biome-ignore lint/suspicious/noConfusingVoidType: a plain channel's send returns nothing at all
-  send(line: string): string | undefined | void;
+  /**
+   * Sends one frame. A channel that multiplexes several connections returns the label (a string) of the one it
+   * used; whatever any other channel returns is ignored.
+   */
+  send(line: string): unknown;
   /** `via`: on a channel that multiplexes several connections, the label of the one the line came from. */
   onLine(handler: (line: string, via?: string) => void): void;
   onClose(handler: (reason: string) => void): void;
