@@ -1,0 +1,159 @@
+/**
+ * Reference validator vs the SDK's own schema parse, side by side on the same generated requests, and time per
+ * message on tool loops of growing length (to show the validator is linear). Prints figures; asserts nothing.
+ */
+import {
+  CreateMessageRequestParamsSchema,
+  CreateMessageResultWithToolsSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import fc from "fast-check";
+import { legalExchange, toolLoopOfLength } from "../src/fuzz/arbitraries.ts";
+import { type Era, SCHEMAS, validateRequest, validateResult } from "../src/validator/index.ts";
+
+const ERA: Era = "2025-11-25"; // the newest era the SDK (1.x) knows
+const SEED = 1577;
+const CORPUS = 2_000;
+const ROUNDS = 7; // alternating rounds per contender; the median is reported
+const ROUND_MS = 120;
+
+type Task = () => void;
+
+/** Runs `task` repeatedly for about `ms`; returns calls per millisecond. */
+function rate(task: Task, ms: number): number {
+  let calls = 0;
+  const start = performance.now();
+  let now = start;
+  while (now - start < ms) {
+    task();
+    calls++;
+    now = performance.now();
+  }
+  return calls / (now - start);
+}
+
+/** Median calls/ms of each contender, measured in alternating rounds after a warm-up. */
+function race(tasks: Record<string, Task>, roundMs = ROUND_MS): Record<string, number> {
+  const names = Object.keys(tasks);
+  for (const n of names) rate(tasks[n]!, roundMs); // warm-up (JIT)
+  const samples: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+  for (let r = 0; r < ROUNDS; r++) for (const n of names) samples[n]!.push(rate(tasks[n]!, roundMs));
+  return Object.fromEntries(
+    names.map((n) => {
+      const s = samples[n]!.sort((a, b) => a - b);
+      return [n, s[Math.floor(s.length / 2)]!];
+    }),
+  );
+}
+
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const pad = (s: string, n: number) => s.padEnd(n);
+const lpad = (s: string, n: number) => s.padStart(n);
+
+/** A task validating every item of `corpus` once per call. */
+function over<T>(corpus: T[], fn: (item: T) => unknown): Task {
+  return () => {
+    for (let i = 0; i < corpus.length; i++) fn(corpus[i]!);
+  };
+}
+
+/** A tool loop of `n` minimal messages (one short block each): isolates the per-message algorithmic cost. */
+function minimalLoop(n: number): Record<string, unknown> {
+  const messages: unknown[] = [{ role: "user", content: { type: "text", text: "go" } }];
+  for (let i = 0; messages.length < n; i++) {
+    messages.push({
+      role: "assistant",
+      content: [{ type: "tool_use", id: `c${i}`, name: "t", input: { i } }],
+    });
+    if (messages.length < n) {
+      messages.push({ role: "user", content: [{ type: "tool_result", toolUseId: `c${i}`, content: [] }] });
+    } else {
+      messages[messages.length - 1] = { role: "assistant", content: { type: "text", text: "done" } };
+    }
+  }
+  return wire({ messages, maxTokens: 100, tools: [{ name: "t", inputSchema: { type: "object" } }] });
+}
+
+/** A JSON round trip: generated values become what a relay parses off the wire. */
+function wire<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value));
+}
+
+function sdkParse(params: unknown): unknown {
+  return CreateMessageRequestParamsSchema.parse(params);
+}
+
+export async function benchValidator(): Promise<string[]> {
+  const lines: string[] = [];
+  // Values as they arrive from the wire (JSON.parse): plain objects, like a relay sees them.
+  const exchanges = wire(fc.sample(legalExchange(ERA, { maxRounds: 6 }), { seed: SEED, numRuns: CORPUS }));
+  const messages = exchanges.reduce((n, ex) => n + (ex.params.messages as unknown[]).length, 0);
+  const sdkOk = exchanges.filter(
+    (ex) => CreateMessageRequestParamsSchema.safeParse(ex.params).success,
+  ).length;
+  const ours = exchanges.filter(
+    (ex) => validateRequest(ex.params, { era: ERA, capabilities: ex.capabilities }).legal,
+  ).length;
+
+  lines.push(
+    `validator bench — node ${process.version}, era ${ERA}, ${fmt(CORPUS)} generated legal requests (seed ${SEED}), ${fmt(messages)} messages`,
+    `  accepted: reference validator ${fmt(ours)}/${fmt(CORPUS)}, SDK parse ${fmt(sdkOk)}/${fmt(CORPUS)}`,
+  );
+
+  const schema = SCHEMAS[ERA].createMessageRequestParams;
+  const requests = race({
+    sdk: over(exchanges, (ex) => sdkParse(ex.params)),
+    zod: over(exchanges, (ex) => schema.safeParse(ex.params)),
+    ref: over(exchanges, (ex) => validateRequest(ex.params, { era: ERA, capabilities: ex.capabilities })),
+  });
+  const perSec = (callsPerMs: number) => callsPerMs * 1000 * messages;
+  const sdkRate = perSec(requests.sdk!);
+  lines.push(
+    "  requests (messages/s, median of alternating rounds):",
+    `    ${pad("SDK CreateMessageRequestParamsSchema.parse", 52)}${lpad(fmt(sdkRate), 14)}   1.00×`,
+    `    ${pad("era zod schema alone (safeParse, structure only)", 52)}${lpad(fmt(perSec(requests.zod!)), 14)}   ${fmt(perSec(requests.zod!) / sdkRate, 2)}×`,
+    `    ${pad("reference validator validateRequest (all rules)", 52)}${lpad(fmt(perSec(requests.ref!)), 14)}   ${fmt(perSec(requests.ref!) / sdkRate, 2)}× the SDK`,
+  );
+
+  const results = race({
+    sdk: over(exchanges, (ex) => CreateMessageResultWithToolsSchema.parse(ex.result)),
+    ref: over(exchanges, (ex) => validateResult(ex.result, { era: ERA, request: ex.params })),
+  });
+  lines.push(
+    "  results (results/s):",
+    `    ${pad("SDK CreateMessageResultWithToolsSchema.parse", 52)}${lpad(fmt(results.sdk! * 1000 * CORPUS), 14)}   1.00×`,
+    `    ${pad("reference validator validateResult (vs its request)", 52)}${lpad(fmt(results.ref! * 1000 * CORPUS), 14)}   ${fmt(results.ref! / results.sdk!, 2)}× the SDK`,
+  );
+
+  lines.push("  tool loops (time per message; flat = linear):");
+  let first: number | undefined;
+  let firstMin: number | undefined;
+  for (const n of [100, 1_000, 10_000]) {
+    const loop = wire(toolLoopOfLength(ERA, n, SEED));
+    const minimal = minimalLoop(n);
+    const ctx = { era: ERA, capabilities: loop.capabilities };
+    for (const p of [loop.params, minimal]) {
+      const v = validateRequest(p, ctx);
+      if (!v.legal) throw new Error(`tool loop of ${n} messages is illegal: ${JSON.stringify(v.errors[0])}`);
+    }
+    const ms = n >= 10_000 ? 400 : ROUND_MS;
+    const r = race(
+      {
+        sdk: () => sdkParse(loop.params),
+        ref: () => validateRequest(loop.params, ctx),
+        min: () => validateRequest(minimal, ctx),
+      },
+      ms,
+    );
+    const refNs = 1e6 / (r.ref! * n);
+    const sdkNs = 1e6 / (r.sdk! * n);
+    const minNs = 1e6 / (r.min! * n);
+    first ??= refNs;
+    firstMin ??= minNs;
+    const kb = JSON.stringify(loop.params).length / 1024;
+    lines.push(
+      `    ${lpad(fmt(n), 6)} messages (${lpad(fmt(kb), 5)} KiB): reference ${lpad(fmt(refNs), 5)} ns/msg (${fmt(refNs / first, 2)}× the 100-message cost), SDK parse ${lpad(fmt(sdkNs), 6)} ns/msg (${fmt(sdkNs / refNs, 1)}× slower); minimal messages ${lpad(fmt(minNs), 4)} ns/msg (${fmt(minNs / firstMin, 2)}×)`,
+    );
+  }
+  return lines;
+}
