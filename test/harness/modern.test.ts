@@ -1,0 +1,207 @@
+import { describe, expect, it } from "vitest";
+import { JsonRpcPeer, type LineChannel } from "../../src/harness/jsonrpc-peer.ts";
+import {
+  DEFAULT_INPUT_KEY,
+  META_CLIENT_CAPABILITIES,
+  META_PROTOCOL_VERSION,
+  ModernAnswerer,
+  ModernUpstream,
+} from "../../src/harness/modern.ts";
+import { PROBE_TOOL } from "../../src/harness/upstream.ts";
+import type { UpstreamOutcome } from "../../src/model/evidence.ts";
+
+/** Two line channels wired to each other in memory (delivery on a later tick, like a pipe). */
+function linePair(): [LineChannel, LineChannel] {
+  const handlers: [Array<(l: string) => void>, Array<(l: string) => void>] = [[], []];
+  const end = (me: 0 | 1): LineChannel => ({
+    send: (line) => {
+      setImmediate(() => {
+        for (const h of handlers[(1 - me) as 0 | 1]) h(line);
+      });
+    },
+    onLine: (h) => handlers[me].push(h),
+    onClose: () => undefined,
+  });
+  return [end(0), end(1)];
+}
+
+const PARAMS = { messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 8 };
+const RESULT = { role: "assistant", content: { type: "text", text: "hello" }, model: "m" };
+
+function armed(
+  upstream: ModernUpstream,
+  waitMs = 2000,
+  mrtr?: { key?: string; requestState?: string | null },
+) {
+  let done!: (o: UpstreamOutcome) => void;
+  const outcome = new Promise<UpstreamOutcome>((r) => {
+    done = r;
+  });
+  upstream.arm({ caseKey: "k", params: PARAMS, waitMs, done, ...(mrtr ? { mrtr } : {}) });
+  return outcome;
+}
+
+/** The answerer talking straight to the upstream: a perfect pass-through "relay" of zero length. */
+function direct(capabilities: Record<string, unknown> = { sampling: {} }) {
+  const [a, b] = linePair();
+  return { upstream: new ModernUpstream(a), answerer: new ModernAnswerer(b, capabilities) };
+}
+
+/** A raw JSON-RPC peer standing where the relay would, to send the upstream what a faulty relay sends. */
+function rawRelay() {
+  const [a, b] = linePair();
+  return { upstream: new ModernUpstream(a), relay: new JsonRpcPeer(b, "r-") };
+}
+
+const meta = { [META_PROTOCOL_VERSION]: "2026-07-28", [META_CLIENT_CAPABILITIES]: { sampling: {} } };
+
+describe("ModernUpstream and ModernAnswerer (2026-07-28)", () => {
+  it("complete a round trip: input_required, retry with inputResponses and requestState, result recorded", async () => {
+    const { upstream, answerer } = direct();
+    await answerer.connect(1000);
+    expect(answerer.probeTool).toBe(PROBE_TOOL);
+    expect(answerer.negotiated).toBe("2026-07-28");
+    answerer.script({ action: "accept", result: RESULT });
+    const outcome = armed(upstream);
+    const final = await answerer.callProbe("k", 1000);
+    expect(await outcome).toEqual({ kind: "result", result: RESULT });
+    expect((final.result as any).resultType).toBe("complete");
+    expect(answerer.asked).toEqual([PARAMS]);
+    expect(answerer.answered).toEqual({ result: RESULT });
+    expect(upstream.negotiated).toBe("2026-07-28");
+    expect(upstream.declared?.clientCapabilities).toEqual({ sampling: {} });
+  });
+
+  it("a decline sends no retry; once settled the upstream records the input as withheld", async () => {
+    const { upstream, answerer } = direct();
+    await answerer.connect(1000);
+    answerer.script({ action: "decline" });
+    const outcome = armed(upstream, 60_000);
+    const final = await answerer.callProbe("k", 1000);
+    expect((final.result as any).resultType).toBe("input_required");
+    expect(answerer.asked).toHaveLength(1);
+    expect(answerer.answered).toBeUndefined();
+    upstream.settle(20);
+    expect(await outcome).toMatchObject({ kind: "withheld", detail: expect.stringMatching(/no retry/) });
+  });
+
+  it("without a retry within waitMs the input is withheld", async () => {
+    const { upstream, relay } = rawRelay();
+    const outcome = armed(upstream, 50);
+    await relay.request("tools/call", { name: PROBE_TOOL, arguments: {}, _meta: meta }, 1000);
+    expect(await outcome).toEqual({ kind: "withheld", detail: "no retry within 50 ms" });
+  });
+
+  it("refuses initialize with -32022 and answers server/discover", async () => {
+    const { upstream, relay } = rawRelay();
+    const init = await relay.request("initialize", { protocolVersion: "2025-11-25", capabilities: {} }, 1000);
+    expect(init.error).toMatchObject({ code: -32022, data: { supported: ["2026-07-28"] } });
+    const discover = await relay.request("server/discover", {}, 1000);
+    expect(discover.result).toMatchObject({ resultType: "complete", supportedVersions: ["2026-07-28"] });
+    expect(upstream.initializeAttempts).toBe(1);
+  });
+
+  it("records a retry without the key as withheld, and one under the pinned key as the result", async () => {
+    const { upstream, relay } = rawRelay();
+    let outcome = armed(upstream, 2000, { key: "a/b~c", requestState: "s1" });
+    const first = await relay.request("tools/call", { name: PROBE_TOOL, arguments: {}, _meta: meta }, 1000);
+    expect(first.result).toEqual({
+      resultType: "input_required",
+      inputRequests: { "a/b~c": { method: "sampling/createMessage", params: PARAMS } },
+      requestState: "s1",
+    });
+    await relay.request(
+      "tools/call",
+      { name: PROBE_TOOL, arguments: {}, inputResponses: { other: RESULT }, requestState: "s1" },
+      1000,
+    );
+    expect(await outcome).toMatchObject({ kind: "withheld", detail: expect.stringContaining('"a/b~c"') });
+
+    outcome = armed(upstream, 2000, { key: "a/b~c", requestState: "s2" });
+    await relay.request("tools/call", { name: PROBE_TOOL, arguments: {} }, 1000);
+    await relay.request(
+      "tools/call",
+      { name: PROBE_TOOL, arguments: {}, inputResponses: { "a/b~c": RESULT }, requestState: "s2" },
+      1000,
+    );
+    expect(await outcome).toEqual({ kind: "result", result: RESULT });
+  });
+
+  it("breaks the exchange when the retry alters, drops or invents requestState, or reuses the id", async () => {
+    const { upstream, relay } = rawRelay();
+    const retry = (extra: Record<string, unknown>) =>
+      relay.request(
+        "tools/call",
+        { name: PROBE_TOOL, arguments: {}, inputResponses: { [DEFAULT_INPUT_KEY]: RESULT }, ...extra },
+        1000,
+      );
+
+    let outcome = armed(upstream, 2000, { requestState: "exact+/=" });
+    await relay.request("tools/call", { name: PROBE_TOOL, arguments: {} }, 1000);
+    await retry({ requestState: "exact /=" });
+    expect(await outcome).toMatchObject({
+      kind: "broken",
+      detail: expect.stringMatching(/requestState .* is not the one sent/),
+    });
+
+    outcome = armed(upstream, 2000);
+    await relay.request("tools/call", { name: PROBE_TOOL, arguments: {} }, 1000);
+    await retry({});
+    expect(await outcome).toMatchObject({ kind: "broken", detail: "the retry does not echo requestState" });
+
+    outcome = armed(upstream, 2000, { requestState: null });
+    const first = await relay.request("tools/call", { name: PROBE_TOOL, arguments: {} }, 1000);
+    expect(first.result).not.toHaveProperty("requestState");
+    await retry({ requestState: "invented" });
+    expect(await outcome).toMatchObject({
+      kind: "broken",
+      detail: expect.stringMatching(/though none was sent/),
+    });
+
+    // The same id twice: send raw frames, as a relay that reuses its id would.
+    const frames: string[] = [];
+    const [a, b] = linePair();
+    const idReuser = new ModernUpstream(a);
+    b.onLine((line) => frames.push(line));
+    outcome = armed(idReuser, 2000, { requestState: "s" });
+    b.send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: PROBE_TOOL, arguments: {} },
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 20));
+    b.send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: {
+          name: PROBE_TOOL,
+          arguments: {},
+          requestState: "s",
+          inputResponses: { [DEFAULT_INPUT_KEY]: RESULT },
+        },
+      }),
+    );
+    expect(await outcome).toMatchObject({
+      kind: "broken",
+      detail: expect.stringMatching(/reused the original request's JSON-RPC id 7/),
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(frames).toHaveLength(2);
+  });
+
+  it("refuses server-to-client requests at the answerer (2026-07-28 has none) and never counts them as asked", async () => {
+    const [a, b] = linePair();
+    const answerer = new ModernAnswerer(b, { sampling: {} });
+    const legacyRelay = new JsonRpcPeer(a, "x-");
+    answerer.script({ action: "accept", result: RESULT });
+    const reply = await legacyRelay.request("sampling/createMessage", PARAMS, 1000);
+    expect(reply.error).toMatchObject({ code: -32601 });
+    expect(answerer.asked).toEqual([]);
+    expect(answerer.wireRequests).toEqual([{ method: "sampling/createMessage", params: PARAMS }]);
+  });
+});
