@@ -3,6 +3,7 @@ import { join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { type CaseRun, runCases } from "../harness/controller.ts";
 import { fuzzTarget } from "../harness/fuzz.ts";
+import { multiSessionNotRun } from "../harness/isolation.ts";
 import { buildCells, caseSide, type JudgedCase, summarize } from "../judge/cells.ts";
 import { evidenceFor, judgeRuns, ROUNDTRIP_ROW } from "../judge/judge-runs.ts";
 import { applyBaseline, BaselineSchema } from "../matrix/baseline.ts";
@@ -88,6 +89,8 @@ export async function run(opts: RunOptions): Promise<{ code: number; results: Re
 
   const rows = new Map(register.rows.map((r) => [r.id, r]));
   const eraNotRun: Partial<Record<Era, string>> = {};
+  const rowNotRun: Record<string, string> = {};
+  const singleSession = multiSessionNotRun(profile);
   const work: Array<{ kase: (typeof cases)[number]; era: Era }> = [];
   for (const era of eras) {
     // Round-trip cases run first in every era: every other verdict of the era depends on them.
@@ -98,6 +101,10 @@ export async function run(opts: RunOptions): Promise<{ code: number; results: Re
       const caseEras = kase.eras ?? rows.get(kase.row)!.eras;
       if (!caseEras.includes(era)) continue;
       if (selectedRows && !selectedRows.has(kase.row) && kase.row !== ROUNDTRIP_ROW) continue;
+      if (kase.sessions && singleSession) {
+        rowNotRun[kase.row] = singleSession;
+        continue;
+      }
       work.push({ kase, era });
     }
   }
@@ -163,7 +170,7 @@ export async function run(opts: RunOptions): Promise<{ code: number; results: Re
     for (const f of fuzz) log(`${f.status === "pass" ? "✓" : "✗"} fuzz @${f.era}: ${f.reason}`);
     judgedCases.push(...folded.judged.filter((j) => !selectedRows || selectedRows.has(j.row)));
   }
-  const cells = buildCells(register, judgedCases, eras, eraNotRun, selectedRows);
+  const cells = buildCells(register, judgedCases, eras, eraNotRun, selectedRows, rowNotRun);
   const results: Results = {
     tool,
     target: { name: profile.name, profile: relative(process.cwd(), targetFile) || targetFile },

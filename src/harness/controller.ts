@@ -4,6 +4,7 @@ import type { TargetProfile } from "../model/target.ts";
 import type { Era } from "../validator/eras.ts";
 import { ControlServer } from "./channels.ts";
 import { canaryFor, withCanary } from "./instantiate.ts";
+import { bystanderAnswer, runIsolationCase } from "./isolation.ts";
 import { RelaySession } from "./session.ts";
 
 /** Everything the harness saw for one case × era, ready to be judged. */
@@ -64,6 +65,32 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
         const expect = withCanary(kase.expect, canary);
         const startedAt = new Date().toISOString();
         const t0 = performance.now();
+        if (kase.sessions === 2) {
+          // Session isolation needs a relay of its own with two downstream sessions (see isolation.ts).
+          const out = await runIsolationCase({
+            profile: plan.profile,
+            profileFile: plan.profileFile,
+            era,
+            capabilities: answererCapabilities(kase),
+            control,
+            caseKey: `${kase.row}/${kase.id}@${era}`,
+            params,
+            answer,
+            bystander: bystanderAnswer(kase.answer, canary),
+          });
+          const run = {
+            kase,
+            era,
+            canary,
+            expect,
+            startedAt,
+            durationMs: Math.round(performance.now() - t0),
+            ...out,
+          };
+          runs.push(run);
+          plan.onCase?.(run);
+          continue;
+        }
         if (!session || session.broken) {
           await session?.close();
           session = undefined;

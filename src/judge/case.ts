@@ -233,13 +233,30 @@ function crossTalkCheck(o: Observation, canary: string): Check[] {
   ];
 }
 
+/** Session isolation: a sampling request belongs to the session whose request caused it, and to no other. */
+function bystanderCheck(o: Observation): Check[] {
+  if (!o.bystanders) return [];
+  const asked = o.bystanders.filter((b) => b.asked.length > 0);
+  const names = o.bystanders.map((b) => b.session).join(", ");
+  return [
+    {
+      id: "only-the-asker-asked",
+      ok: asked.length === 0,
+      detail:
+        asked.length === 0
+          ? `no other downstream session (${names}) was asked`
+          : `the sampling request also reached session ${asked.map((b) => `${b.session} (${b.asked.length}×)`).join(", ")}, whose requests did not cause it`,
+    },
+  ];
+}
+
 export function judgeCase(input: JudgeInput): CaseVerdict {
   const { observation: o } = input;
   const applicable = input.expect.filter((e) => !e.eras || e.eras.includes(input.era));
   if (applicable.length === 0) {
     return { status: "error", reason: `the case states no expected outcome for ${input.era}`, checks: [] };
   }
-  const common = crossTalkCheck(o, input.canary);
+  const common = [...crossTalkCheck(o, input.canary), ...bystanderCheck(o)];
   let best: { e: Expectation; checks: Check[]; failed: number } | undefined;
   for (const e of applicable) {
     const checks = [...expectationChecks(e, o), ...common];

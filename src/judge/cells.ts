@@ -35,6 +35,8 @@ export function buildCells(
   eras: Era[],
   eraNotRun: Partial<Record<Era, string>> = {},
   rows?: Set<string>,
+  /** Why a row's cases were not run against this target (e.g. it has only one downstream session). */
+  rowNotRun: Record<string, string> = {},
 ): Cell[] {
   const cells: Cell[] = [];
   for (const row of register.rows) {
@@ -56,7 +58,7 @@ export function buildCells(
             era,
             side,
             status: "not-run",
-            note: notRun ?? "no case in the corpus exercises this cell",
+            note: rowNotRun[row.id] ?? notRun ?? "no case in the corpus exercises this cell",
             cases: [],
           });
           continue;

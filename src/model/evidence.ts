@@ -54,6 +54,13 @@ export const ObservationSchema = z.object({
   /** What the answerer replied (result or error), when it replied. */
   answered: z.unknown().optional(),
   upstream: UpstreamOutcomeSchema,
+  /**
+   * Other downstream sessions on the same relay (session-isolation cases): what each was asked and answered. The
+   * answerer above is the asker, whose tool call caused the sampling request.
+   */
+  bystanders: z
+    .array(z.object({ session: z.string(), asked: z.array(z.unknown()), answered: z.unknown().optional() }))
+    .optional(),
 });
 export type Observation = z.infer<typeof ObservationSchema>;
 

@@ -90,6 +90,14 @@ export interface EraSchemas {
   /** The request with `method` + `params` (2026-07-28: the embedded form, no jsonrpc/id). */
   createMessageRequest: z.ZodType;
   createMessageResult: z.ZodType;
+  /**
+   * 2026-07-28 only: `InputRequiredResult.inputRequests` (key → `{method, params}`; sampling requests in full,
+   * elicitation/roots requests by method only — they are not sampling's concern) and the retry's
+   * `params.inputResponses` (key → an object; which result type each key must hold depends on its request, so
+   * the per-key check is `createMessageResult` applied by the validator).
+   */
+  inputRequests?: z.ZodType;
+  inputResponses?: z.ZodType;
 }
 
 function buildEra(era: Era): EraSchemas {
@@ -249,6 +257,19 @@ function buildEra(era: Era): EraSchemas {
     _meta: jsonObject.optional(),
   });
 
+  const mrtr = era >= "2026-07-28";
+  const inputRequests = mrtr
+    ? z.record(
+        z.string(),
+        z.discriminatedUnion("method", [
+          createMessageRequest,
+          z.looseObject({ method: z.literal("elicitation/create"), params: z.unknown().optional() }),
+          z.looseObject({ method: z.literal("roots/list"), params: z.unknown().optional() }),
+        ] as unknown as [z.ZodObject, z.ZodObject]),
+      )
+    : undefined;
+  const inputResponses = mrtr ? z.record(z.string(), z.unknown()) : undefined;
+
   return {
     era,
     features: f,
@@ -269,6 +290,8 @@ function buildEra(era: Era): EraSchemas {
     createMessageRequestParams,
     createMessageRequest,
     createMessageResult,
+    inputRequests,
+    inputResponses,
   };
 }
 

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import {
   ERAS,
   type Era,
+  SCHEMAS,
   type Verdict,
   validateEmbeddedRequest,
   validateInputRequests,
@@ -238,6 +239,28 @@ describe("2026-07-28 multi-round-trip examples (mrtr.mdx)", () => {
   });
   it("the embedded request needs no jsonrpc/id", () => {
     expect(validateEmbeddedRequest(inputRequests.capital_of_france, { era }).legal).toBe(true);
+  });
+  it("the zod wrapper schemas agree with the validator on structure", () => {
+    const schemas = SCHEMAS[era];
+    const cases: unknown[] = [
+      inputRequests,
+      {},
+      [],
+      { a: 1 },
+      { a: { method: "tools/call" } },
+      { a: { method: "sampling/createMessage", params: { messages: [] } } },
+      { a: { method: "roots/list" } },
+    ];
+    for (const c of cases) {
+      expect(schemas.inputRequests!.safeParse(c).success, JSON.stringify(c)).toBe(
+        validateInputRequests(c, { era }).legal,
+      );
+    }
+    expect(schemas.inputResponses!.safeParse(inputResponses).success).toBe(true);
+    expect(schemas.inputResponses!.safeParse([]).success).toBe(
+      validateInputResponses([], { era, inputRequests }).legal,
+    );
+    expect(SCHEMAS["2025-11-25"].inputRequests).toBeUndefined();
   });
   it("omitting a sampling response is legal (the client declined)", () => {
     expect(
