@@ -97,8 +97,9 @@ type Path = (string | number)[];
 
 function paths(value: unknown, prefix: Path = [], out: Path[] = []): Path[] {
   out.push(prefix);
-  if (Array.isArray(value)) value.forEach((v, i) => paths(v, [...prefix, i], out));
-  else if (value !== null && typeof value === "object") {
+  if (Array.isArray(value)) {
+    for (const [i, v] of value.entries()) paths(v, [...prefix, i], out);
+  } else if (value !== null && typeof value === "object") {
     for (const [k, v] of Object.entries(value)) paths(v, [...prefix, k], out);
   }
   return out;
