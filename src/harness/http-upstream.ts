@@ -111,24 +111,29 @@ export class HttpUpstreamHost {
    * channel, so a later call only times out: the relay makes no further upstream "connection".
    */
   next(timeoutMs: number): Promise<LineChannel> {
-    const again = this.handedOut;
-    this.handedOut = true;
+    if (this.handedOut) {
+      return new Promise((_, reject) => {
+        setTimeout(
+          () => reject(new Error("every session of an HTTP relay shares the one upstream channel")),
+          timeoutMs,
+        ).unref();
+      });
+    }
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () =>
-          reject(
-            new Error(
-              again
-                ? "every session of an HTTP relay shares the one upstream channel"
-                : `the relay did not connect to the harness upstream at ${this.url} within ${timeoutMs} ms`,
-            ),
+      let expired = false;
+      const timer = setTimeout(() => {
+        expired = true;
+        reject(
+          new Error(
+            `the relay did not connect to the harness upstream at ${this.url} within ${timeoutMs} ms`,
           ),
-        timeoutMs,
-      );
+        );
+      }, timeoutMs);
       timer.unref();
-      if (again) return;
       void this.firstSession.then(() => {
+        if (expired || this.handedOut) return;
         clearTimeout(timer);
+        this.handedOut = true;
         resolve(this.channel);
       });
     });

@@ -1,0 +1,204 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Answer } from "../model/case.ts";
+import type { Observation, UpstreamOutcome } from "../model/evidence.ts";
+import type { TargetProfile } from "../model/target.ts";
+import type { Era } from "../validator/eras.ts";
+import { ClientAnswerer } from "./answerer.ts";
+import { type ControlServer, recorded } from "./channels.ts";
+import { openDownstream, openUpstream, type UpstreamEndpoint } from "./endpoints.ts";
+import { FrameRecorder } from "./frames.ts";
+import { withCanary } from "./instantiate.ts";
+import { fillPlaceholders, freePort, RelayProcess } from "./relay-process.ts";
+import type { CaseRunOutput } from "./session.ts";
+import { type Probe, ScriptedUpstream } from "./upstream.ts";
+
+/**
+ * Session isolation (cases with `sessions: 2`): one relay, two downstream client sessions A and B on it. A calls
+ * the probe tool; the sampling request it causes must reach A only, and the upstream must receive A's answer.
+ * B answers everything at once with a decoy (the case's answer under a different canary) while A answers after
+ * the case's delay, so a bridge that broadcasts server requests to every session and forwards the first answer
+ * hands the upstream B's decoy, and is caught even when it happens to forward A's.
+ *
+ * Both answerers use the same JSON-RPC ids, as independent clients do; a relay has to keep them apart.
+ */
+
+export const ASKER = "A";
+export const BYSTANDER = "B";
+
+/** Why a relay cannot be given a second session, or undefined when it can. */
+export function multiSessionNotRun(profile: TargetProfile): string | undefined {
+  return profile.downstream.transport === "stdio"
+    ? "the relay's downstream is stdio: one client session per relay process, so there is no second session to keep apart"
+    : undefined;
+}
+
+/** What the bystander session answers: the asker's answer under a decoy canary, at once. */
+export function bystanderAnswer(answer: Answer, canary: string): Answer {
+  const decoy = withCanary(answer, `${canary}-bystander`);
+  if (decoy.action !== "accept") return decoy;
+  const { delayMs: _delay, ...immediate } = decoy;
+  return immediate;
+}
+
+export interface IsolationRunInput {
+  profile: TargetProfile;
+  profileFile?: string;
+  era: Era;
+  capabilities: Record<string, unknown>;
+  control: ControlServer;
+  caseKey: string;
+  params: Record<string, unknown>;
+  /** Session A's answer (canary filled in). */
+  answer: Answer;
+  /** Session B's answer. */
+  bystander: Answer;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** How often the runner looks for one more upstream connection (stateful relays open one per session). */
+const UPSTREAM_POLL_MS = 200;
+
+export async function runIsolationCase(input: IsolationRunInput): Promise<CaseRunOutput> {
+  const { profile, era } = input;
+  const recorder = new FrameRecorder();
+  const tmp = mkdtempSync(join(tmpdir(), "mcpx-conform-"));
+  const upstreams: ScriptedUpstream[] = [];
+  const closers: Array<() => Promise<void>> = [];
+  let relay: RelayProcess | undefined;
+  let endpoint: UpstreamEndpoint | undefined;
+  let probe: Probe | undefined;
+  let accepting = true;
+  let asker: ClientAnswerer | undefined;
+  let bystander: ClientAnswerer | undefined;
+  let outcome: UpstreamOutcome;
+  try {
+    const port = await freePort();
+    endpoint = await openUpstream(profile, input.control, randomBytes(8).toString("hex"), tmp);
+    const values = { ...endpoint.placeholders, port: String(port), tmp };
+    relay = new RelayProcess(profile, input.profileFile, values);
+    // Every upstream connection the relay makes gets a scripted upstream armed with the case's probe: a relay
+    // may share one upstream between its sessions or launch one per session.
+    const ep = endpoint;
+    void (async () => {
+      while (accepting) {
+        const channel = await ep.next(UPSTREAM_POLL_MS).catch(() => undefined);
+        if (!channel || !accepting) continue;
+        const label = profile.upstream.transport === "stdio" ? `upstream-${upstreams.length + 1}` : undefined;
+        const upstream = new ScriptedUpstream(recorded(channel, recorder, "upstream", label), era);
+        if (probe) upstream.arm(probe);
+        upstreams.push(upstream);
+      }
+    })();
+    const running = relay;
+    const exited = new Promise<never>((_, reject) =>
+      running.child.once("exit", () =>
+        reject(new Error(`the relay ${running.exited ?? "exited"} during start-up`)),
+      ),
+    );
+    exited.catch(() => undefined);
+    const url = profile.downstream.url ? fillPlaceholders(profile.downstream.url, values) : undefined;
+    const connect = async (session: string) => {
+      const downstream = await openDownstream(profile, running, url, recorder, session);
+      closers.push(downstream.close);
+      const answerer = new ClientAnswerer(downstream.channel, era, input.capabilities);
+      await answerer.connect(profile.startupTimeoutMs);
+      return answerer;
+    };
+    asker = await Promise.race([connect(ASKER), exited]);
+    bystander = await Promise.race([connect(BYSTANDER), exited]);
+    outcome = await probeOnce(input, asker, bystander, upstreams, (p) => {
+      probe = p;
+    });
+  } catch (error) {
+    outcome = {
+      kind: "broken",
+      detail: `the relay session could not start: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  } finally {
+    accepting = false;
+    for (const upstream of upstreams) upstream.arm(undefined);
+  }
+  if (relay?.exited && outcome.kind !== "result" && outcome.kind !== "error") {
+    outcome = { kind: "broken", detail: `the relay ${relay.exited}` };
+  }
+  const observation: Observation = {
+    sent: input.params,
+    asked: [...(asker?.asked ?? [])],
+    answered: asker?.answered,
+    upstream: outcome,
+    bystanders: [{ session: BYSTANDER, asked: [...(bystander?.asked ?? [])], answered: bystander?.answered }],
+  };
+  const output: CaseRunOutput = {
+    observation,
+    frames: recorder.since(0),
+    negotiated: { upstream: upstreams[0]?.negotiated ?? null, downstream: asker?.negotiated ?? null },
+  };
+  if (outcome.kind === "broken" && relay?.stderr) output.relayLog = relay.stderr.slice(-2000);
+  for (const close of closers) await close().catch(() => undefined);
+  await relay?.stop();
+  await endpoint?.close().catch(() => undefined);
+  rmSync(tmp, { recursive: true, force: true });
+  return output;
+}
+
+/** Arms the probe, has A call it with both sessions scripted, and returns what reached the upstream. */
+async function probeOnce(
+  input: IsolationRunInput,
+  asker: ClientAnswerer,
+  bystander: ClientAnswerer,
+  upstreams: ScriptedUpstream[],
+  setProbe: (probe: Probe) => void,
+): Promise<UpstreamOutcome> {
+  const { profile } = input;
+  asker.script(input.answer);
+  bystander.script(input.bystander);
+  let settle!: (o: UpstreamOutcome) => void;
+  const outcomeP = new Promise<UpstreamOutcome>((r) => {
+    settle = r;
+  });
+  let settled = false;
+  const probe: Probe = {
+    caseKey: input.caseKey,
+    params: input.params,
+    waitMs: Math.max(500, profile.caseTimeoutMs - 500),
+    done: (o) => {
+      if (settled) return;
+      settled = true;
+      settle(o);
+    },
+  };
+  setProbe(probe);
+  for (const upstream of upstreams) upstream.arm(probe);
+  const callP = asker.callProbe(input.caseKey, profile.caseTimeoutMs + 1000).then(
+    (response) => ({ response }),
+    (error: Error) => ({ error }),
+  );
+  const first = await Promise.race([
+    outcomeP.then((o) => ({ outcome: o })),
+    callP.then((c) => ({ call: c })),
+  ]);
+  if ("outcome" in first) {
+    await Promise.race([callP, sleep(2000)]);
+    // A's answer is slow on purpose: let it finish (bounded), so that the verdict compares the two answers.
+    for (
+      let waited = 0;
+      asker.asked.length > 0 && asker.answered === undefined && waited < 1000;
+      waited += 50
+    ) {
+      await sleep(50);
+    }
+    return first.outcome;
+  }
+  // The probe call ended first: give the upstream a moment, else the sampling round never completed.
+  const late = await Promise.race([outcomeP, sleep(300).then(() => undefined)]);
+  if (late) return late;
+  const call = first.call;
+  const how =
+    "error" in call
+      ? call.error.message
+      : `the relay answered the probe tool call with ${JSON.stringify(call.response.error ?? call.response.result).slice(0, 200)}`;
+  return { kind: "broken", detail: `the upstream's sampling request was never answered: ${how}` };
+}
