@@ -38,26 +38,70 @@ export function mdCode(value: string, table = false): string {
   return `${fence}${pad}${text}${pad}${fence}`;
 }
 
-/** `[id](evidence "sha256 …")` with the glyph of its status; plain text when there is no usable path. */
-export function mdCaseLink(c: CaseResult): string {
+/**
+ * `[id](evidence "sha256 …")` with the glyph of its status; plain text when there is no usable path.
+ * `withSha` adds the transcript's short digest as the link title.
+ */
+export function mdCaseLink(c: CaseResult, withSha = true): string {
   const href = c.evidence ? mdHref(c.evidence) : null;
-  const sha = shortSha(c.evidenceSha256);
+  const sha = withSha ? shortSha(c.evidenceSha256) : null;
   const label = `${caseLabel(c.status)} ${mdText(c.id)}`;
   if (!href) return label;
   return `${caseLabel(c.status)} [${mdText(c.id)}](${href}${sha ? ` "sha256 ${sha}…"` : ""})`;
 }
 
-/** One table cell's content: status, then each case with a link, failing cases with their reason. */
-export function mdCellContent(cell: Cell): string {
-  const parts = [cellLabel(cell.status) + (cell.note ? `: ${mdText(cell.note)}` : "")];
-  for (const c of cell.cases) {
-    parts.push(mdCaseLink(c) + (caseIsMiss(c.status) ? `: ${mdText(c.reason)}` : ""));
+/** Footnotes for repeated cell notes ("no case exercises this cell"): each distinct note is written once. */
+class Notes {
+  private readonly ids = new Map<string, number>();
+  ref(note: string): string {
+    let id = this.ids.get(note);
+    if (id === undefined) {
+      id = this.ids.size + 1;
+      this.ids.set(note, id);
+    }
+    return `[^n${id}]`;
   }
-  return parts.join("<br>");
+  list(): Array<{ id: string; text: string }> {
+    return [...this.ids].map(([text, id]) => ({ id: `n${id}`, text }));
+  }
 }
 
-function rowRef(id: string, url: string | undefined): string {
-  return url && isHttpsUrl(url) ? `[${mdText(id)}](${encodeURI(url).replace(/\)/g, "%29")})` : mdText(id);
+export interface MarkdownOptions {
+  /**
+   * Longest output before passing cases lose their individual links (GitHub refuses comments over 65,536
+   * characters). Default 65,000; 0 never compacts.
+   */
+  maxChars?: number;
+}
+
+interface CellStyle {
+  /** Link every passing case (else only a count). */
+  passLinks: boolean;
+  notes: Notes;
+}
+
+/** One table cell's content: status, then each case with a link, failing cases with their reason. */
+export function mdCellContent(
+  cell: Cell,
+  style: CellStyle = { passLinks: true, notes: new Notes() },
+): string {
+  const note = cell.note
+    ? cell.cases.length === 0 && !ATTENTION_STATUSES.has(cell.status)
+      ? ` ${style.notes.ref(cell.note)}`
+      : `: ${mdText(cell.note)}`
+    : "";
+  const only = cell.cases.length === 1 ? cell.cases[0]! : undefined;
+  // A single case with the cell's own status speaks for the cell.
+  if (only && only.status === cell.status && !cell.note && (style.passLinks || only.status !== "pass"))
+    return mdCaseLink(only, false) + (caseIsMiss(only.status) ? `: ${mdText(only.reason)}` : "");
+  const parts = [cellLabel(cell.status) + note];
+  const passing = cell.cases.filter((c) => c.status === "pass");
+  for (const c of cell.cases) {
+    if (c.status === "pass" && !style.passLinks) continue;
+    parts.push(mdCaseLink(c, false) + (caseIsMiss(c.status) ? `: ${mdText(c.reason)}` : ""));
+  }
+  if (!style.passLinks && passing.length > 0) parts.push(`${caseLabel("pass")} ${passing.length} case(s)`);
+  return parts.join("<br>");
 }
 
 export function verdictLine(results: Results): string {
@@ -69,19 +113,52 @@ export function verdictLine(results: Results): string {
   return `${CELL_GLYPH.pass} every run cell passed or does not apply`;
 }
 
-/** matrix.md: usable as a pull-request comment (GitHub-flavoured markdown, relay text neutralised). */
-export function renderMarkdown(results: Results, register: Register): string {
+/** Spec links as reference-style links: each URL is written once, at the end. */
+class Links {
+  private readonly urls = new Map<string, string>();
+  ref(id: string, url: string | undefined): string {
+    if (!url || !isHttpsUrl(url)) return mdText(id);
+    let label = this.urls.get(url);
+    if (label === undefined) {
+      label = `s${this.urls.size + 1}`;
+      this.urls.set(url, label);
+    }
+    return `[${mdText(id)}][${label}]`;
+  }
+  list(): Array<{ label: string; url: string }> {
+    return [...this.urls].map(([url, label]) => ({
+      label,
+      url: encodeURI(url).replace(/\)/g, "%29").replace(/\s/g, "%20"),
+    }));
+  }
+}
+
+/**
+ * matrix.md: usable as a pull-request comment (GitHub-flavoured markdown, relay text neutralised). Rows
+ * that do not apply in an era are listed once instead of filling the era tables; repeated notes become
+ * footnotes; when the page would exceed `maxChars`, passing cases are counted instead of linked.
+ */
+export function renderMarkdown(results: Results, register: Register, options: MarkdownOptions = {}): string {
+  const max = options.maxChars ?? 65_000;
+  const full = renderMarkdownWith(results, register, true);
+  if (max <= 0 || full.length <= max) return full;
+  return renderMarkdownWith(results, register, false);
+}
+
+function renderMarkdownWith(results: Results, register: Register, passLinks: boolean): string {
   const rows = rowIndex(register);
   const eras = runEras(results);
   const rowIds = runRowIds(results, register);
   const byKey = new Map(results.cells.map((c) => [cellKey(c), c]));
   const cellsOfRow = (id: string) => results.cells.filter((c) => c.row === id).sort(compareCells);
+  const links = new Links();
+  const style: CellStyle = { passLinks, notes: new Notes() };
 
   const grid = rowIds.map((id) => {
     const reg = rows.get(id);
     const mine = cellsOfRow(id);
     return {
-      rowRef: rowRef(id, reg?.url),
+      rowRef: links.ref(id, reg?.url),
       title: reg?.title ?? "",
       level: reg?.level ?? "",
       entries: eras.map((era) => {
@@ -127,23 +204,41 @@ export function renderMarkdown(results: Results, register: Register): string {
   const eraSections = eras.map((era) => {
     const cells = results.cells.filter((c) => c.era === era);
     const sides = sidesOf(cells);
+    const inEra = rowIds.filter((id) => cells.some((c) => c.row === id));
+    const allNa = (id: string) => cells.filter((c) => c.row === id).every((c) => c.status === "n/a");
     return {
       era,
       sides,
-      rows: rowIds
-        .filter((id) => cells.some((c) => c.row === id))
+      rows: inEra
+        .filter((id) => !allNa(id))
         .map((id) => ({
-          rowRef: rowRef(id, rows.get(id)?.url),
+          rowRef: links.ref(id, rows.get(id)?.url),
           level: rows.get(id)?.level ?? "",
           cells: sides.map((side) => {
             const cell = byKey.get(cellKey({ row: id, era, side }));
-            return cell ? mdCellContent(cell) : "—";
+            return cell ? mdCellContent(cell, style) : "—";
           }),
         })),
+      naCount: inEra.filter(allNa).length,
     };
   });
 
-  return renderTemplate("matrix.md", {
+  // Rows that do not apply (in some era), each once with its reason.
+  const notApplicable = rowIds.flatMap((id) => {
+    const na = cellsOfRow(id).filter((c) => c.status === "n/a");
+    if (na.length === 0) return [];
+    const reasons = [...new Set(na.map((c) => c.note ?? rows.get(id)?.na ?? ""))].filter(Boolean);
+    const naEras = [...new Set(na.map((c) => c.era))];
+    return [
+      {
+        rowRef: links.ref(id, rows.get(id)?.url),
+        eras: naEras.length === eras.length ? "all run eras" : naEras.join(", "),
+        reason: reasons.join("; "),
+      },
+    ];
+  });
+
+  const body = {
     target: results.target.name,
     profile: typeof results.target.profile === "string" ? results.target.profile : "",
     toolName: results.tool.name,
@@ -164,7 +259,12 @@ export function renderMarkdown(results: Results, register: Register): string {
     attention,
     notRun,
     notRunLabel: cellLabel("not-run"),
+    naLabel: cellLabel("n/a"),
     eraSections,
+    notApplicable,
+    compacted: !passLinks,
     legend: CELL_STATUS_ORDER.map((s) => cellLabel(s)),
-  });
+  };
+  // Footnotes and link definitions are collected while the tables are built, so they are read last.
+  return renderTemplate("matrix.md", { ...body, notes: style.notes.list(), links: links.list() });
 }

@@ -46,14 +46,26 @@ describe("renderMarkdown (matrix.md)", () => {
     expect(tableRows(md, "## Summary")).toHaveLength(rows.size);
     for (const era of results.eras!) {
       const inEra = results.cells.filter((c) => c.era === era);
+      const applicable = inEra.filter((c) => c.status !== "n/a");
       const body = tableRows(md, `## ${era}`);
-      expect(body).toHaveLength(new Set(inEra.map((c) => c.row)).size);
+      expect(body).toHaveLength(new Set(applicable.map((c) => c.row)).size);
       // every cell's status word appears in its row
-      for (const cell of inEra) {
-        const line = body.find((l) => l.includes(`[${cell.row}](`))!;
+      for (const cell of applicable) {
+        const line = body.find((l) => l.startsWith(`| [${cell.row}][`))!;
         expect(line, `${cell.row}@${era}`).toContain(`${CELL_GLYPH[cell.status]} ${cell.status}`);
       }
     }
+    // Rows that do not apply are listed once, with the reason, instead of filling the era tables.
+    const na = tableRows(md, "## Not applicable to relays");
+    expect(na).toEqual([
+      "| [sampling-client-must-respect-maxtokens][s4] | 2026-07-28 | a relay runs no model; the answerer that generates the completion decides the token count |",
+    ]);
+    expect(md).toContain("➖ n/a: 1 more row(s) do not apply to relays in this era (listed below).");
+    // Spec URLs are written once, as reference links.
+    expect(md).toContain(
+      "\n[s4]: https://modelcontextprotocol.io/specification/2026-07-28/client/sampling#sampling-parameters\n",
+    );
+    expect(md.match(/https:\/\/modelcontextprotocol\.io/g)).toHaveLength(4);
   });
 
   it("links every case's evidence (relative path) and gives failing cases their reason", () => {
@@ -61,11 +73,32 @@ describe("renderMarkdown (matrix.md)", () => {
     const md = renderMarkdown(results, register);
     for (const cell of results.cells)
       for (const c of cell.cases) {
-        expect(md).toContain(`](${encodeURI(c.evidence!)} "sha256 ${c.evidenceSha256!.slice(0, 12)}…")`);
-        if (c.status === "fail") expect(md).toContain(mdText(c.reason));
+        expect(md).toContain(`](${encodeURI(c.evidence!)})`);
+        if (c.status === "fail") {
+          expect(md).toContain(mdText(c.reason));
+          // the attention list carries the transcript's digest as the link title
+          expect(md).toContain(`](${encodeURI(c.evidence!)} "sha256 ${c.evidenceSha256!.slice(0, 12)}…")`);
+        }
       }
     expect(md).toContain("## Needs attention");
     expect(md).toContain("⏸️ not-run: 2 cell(s) were not run");
+    // a repeated note is a footnote, written once
+    expect(md.match(/⏸️ not-run \[\^n1\]/g)).toHaveLength(2);
+    expect(md).toContain("\n[^n1]: the broker adapter has no 2026-07-28 review step to drive\n");
+  });
+
+  it("counts passing cases instead of linking them when the page would not fit a comment", () => {
+    const { results } = fixture("pass");
+    const full = renderMarkdown(results, register);
+    const compact = renderMarkdown(results, register, { maxChars: 1000 });
+    expect(compact.length).toBeLessThan(full.length);
+    expect(compact).not.toContain("](evidence/");
+    expect(compact).toContain("✅ pass<br>✅ pass 1 case(s)");
+    expect(compact).toContain("Passing cases are counted, not linked");
+    expect(renderMarkdown(results, register, { maxChars: 0 })).toBe(full);
+    // failing cases keep their links and reasons
+    const failing = renderMarkdown(fixture("fail").results, register, { maxChars: 1000 });
+    expect(failing).toContain("❌ fail [decline-reaches-upstream](evidence/");
   });
 
   it("shows every status as glyph and word", () => {
@@ -92,7 +125,7 @@ describe("renderMarkdown (matrix.md)", () => {
     cell.cases[0]!.reason =
       "a | b\nc @octocat #1 [x](javascript:alert(1)) <b>hi</b> https://evil.example `code`";
     const md = renderMarkdown(hostile, register);
-    const line = md.split("\n").find((l) => l.startsWith(`| [${cell.row}]`) && l.includes("javascript"))!;
+    const line = md.split("\n").find((l) => l.startsWith(`| [${cell.row}][`) && l.includes("javascript"))!;
     expect(line.split(/(?<!\\)\|/).length).toBe(6); // | row | level | client | server |: four columns, five separators
     expect(line).toContain(
       "a &#124; b c &#64;octocat &#35;1 &#91;x&#93;(javascript:alert(1)) &lt;b&gt;hi&lt;/b&gt;",
