@@ -31,6 +31,11 @@ function rowRef(row: RegisterRow): string {
     : mdText(row.id);
 }
 
+/** A register quote: escaped like any text, but its `**KEYWORD**` bold marks are kept. */
+export function mdQuote(quote: string): string {
+  return mdText(quote).replace(/&#42;&#42;(\S(?:.*?\S)?)&#42;&#42;/g, "**$1**");
+}
+
 /** `owner/repo#N` links to its GitHub issue; anything else is shown as text. */
 export function trackingLink(ref: string): string {
   const m = /^([A-Za-z0-9][\w.-]*\/[\w.-]+)#(\d+)$/.exec(ref);
@@ -65,7 +70,7 @@ export function renderRegister(register: Register, results: Results[]): string {
       severityWhy: row.severityWhy ?? "",
       side: row.side,
       eraRange: eraRange(row.eras),
-      quote: row.quote,
+      quote: mdQuote(row.quote),
       source: row.source ?? "",
       na: row.na ?? "",
       tracking: (row.tracking ?? []).map(trackingLink).join(", "),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { eraRange, renderRegister, trackingLink } from "../../src/matrix/register-md.ts";
+import { eraRange, mdQuote, renderRegister, trackingLink } from "../../src/matrix/register-md.ts";
 import { fixture, loadFixtureRegister } from "./helpers.ts";
 
 const register = loadFixtureRegister();
@@ -50,5 +50,8 @@ describe("renderRegister (register.md)", () => {
     expect(eraRange(["2025-11-25"])).toBe("2025-11-25");
     expect(trackingLink("a/b#1")).toBe("[a/b&#35;1](https://github.com/a/b/issues/1)");
     expect(trackingLink("see <x>")).toBe("see &lt;x&gt;");
+    expect(mdQuote("there **SHOULD** be a <b>human</b> | **")).toBe(
+      "there **SHOULD** be a &lt;b&gt;human&lt;/b&gt; &#124; &#42;&#42;",
+    );
   });
 });

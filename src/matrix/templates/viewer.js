@@ -342,7 +342,8 @@
       .map((c) => (c.evidence && has(evidence, c.evidence) ? evidence[c.evidence] : null))
       .find(Boolean);
     const rule = firstEvidence?.rule || (row ? { quote: row.quote, url: row.url, level: row.level } : null);
-    byId("v-quote").textContent = rule ? rule.quote : "";
+    // Register quotes mark the keyword in bold (**SHOULD**); shown as plain text, the markers go.
+    byId("v-quote").textContent = rule ? String(rule.quote).replace(/\*\*(.+?)\*\*/g, "$1") : "";
     byId("v-quote").classList.toggle("hidden", !rule);
     byId("v-rule").replaceChildren(
       ...(rule
