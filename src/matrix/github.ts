@@ -1,7 +1,7 @@
 import type { Results } from "../model/results.ts";
 import { ghData, ghProperty, mdText } from "./escape.ts";
 import { mdCode, verdictLine } from "./markdown.ts";
-import { compareCells, displayTime, runEras } from "./model.ts";
+import { compareCells, displayTime, fuzzProblems, runEras } from "./model.ts";
 import { ATTENTION_STATUSES, CELL_STATUS_ORDER, caseLabel, cellLabel } from "./status.ts";
 import { renderTemplate } from "./templates.ts";
 
@@ -72,6 +72,28 @@ export function renderGithub(results: Results): GithubReport {
         reason: note,
       });
     }
+  }
+
+  for (const f of fuzzProblems(results)) {
+    const where = [
+      f.evidence ? `evidence: ${f.evidence}` : "",
+      f.caseFile ? `saved case: ${f.caseFile}` : "",
+    ].filter(Boolean);
+    annotations.push(
+      command(
+        "error",
+        `differential fuzzing @ ${f.era}`,
+        `${f.reason}${where.length ? ` [${where.join("; ")}]` : ""}`,
+      ),
+    );
+    items.push({
+      label: caseLabel(f.status),
+      row: "differential fuzzing",
+      era: f.era,
+      side: "—",
+      caseRef: f.evidence ? mdCode(f.evidence, true) : "—",
+      reason: f.reason,
+    });
   }
 
   const present = CELL_STATUS_ORDER.filter((s) => results.cells.some((c) => c.status === s));

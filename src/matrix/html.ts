@@ -2,9 +2,10 @@ import { createHash } from "node:crypto";
 import type { Evidence } from "../model/evidence.ts";
 import type { Register } from "../model/register.ts";
 import type { CellStatus, Results } from "../model/results.ts";
-import { isHttpsUrl, jsonForScript } from "./escape.ts";
+import { isHttpsUrl, isRelativePath, jsonForScript } from "./escape.ts";
 import { verdictLine } from "./markdown.ts";
 import {
+  branchSummary,
   caseCount,
   cellKey,
   countCases,
@@ -145,6 +146,17 @@ export function renderHtml(
     })),
     statuses: statuses.map((s: CellStatus) => ({ status: s, label: cellLabel(s), cls: statusClass(s) })),
     rows: matrixRows,
+    fuzz: (results.fuzz ?? []).map((f) => ({
+      era: f.era,
+      runs: f.runs,
+      seconds: (f.durationMs / 1000).toFixed(1),
+      label: caseLabel(f.status),
+      cls: statusClass(f.status),
+      reason: f.reason,
+      branches: branchSummary(f.branches),
+      evidence: f.evidence && isRelativePath(f.evidence) ? f.evidence : "",
+      caseFile: f.caseFile ?? "",
+    })),
     legend: CELL_STATUS_ORDER.map((s) => cellLabel(s)),
     matrixJson: jsonForScript(matrixData),
     evidenceJson: jsonForScript(embedded),

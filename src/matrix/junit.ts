@@ -1,5 +1,5 @@
 import type { CaseResult, Cell, Results } from "../model/results.ts";
-import { runEras } from "./model.ts";
+import { branchSummary, runEras } from "./model.ts";
 import { renderTemplate } from "./templates.ts";
 
 function seconds(ms: number): string {
@@ -39,7 +39,8 @@ function testcase(cell: Cell, c: CaseResult) {
  * junit.xml: one testsuite per era, one testcase per case × era (classname = register row). fail →
  * <failure>, error → <error>, skip → <skipped>; warn passes with the warning in <system-out>. Cells without
  * cases (n/a, not-run, recorded gaps) are listed in their era's <system-out>, so the testcase count is
- * exactly the case × era count. Everything is XML-escaped; characters XML forbids become U+FFFD.
+ * exactly the case × era count, plus one testcase per fuzzed era (in a last "fuzz" testsuite) when the run
+ * fuzzed. Everything is XML-escaped; characters XML forbids become U+FFFD.
  */
 export function renderJunit(results: Results): string {
   const suites = runEras(results).map((era) => {
@@ -65,6 +66,50 @@ export function renderJunit(results: Results): string {
       out: empty.map((c) => `${c.status}: ${c.row} (${c.side})${c.note ? `: ${c.note}` : ""}`).join("\n"),
     };
   });
+  const fuzz = results.fuzz ?? [];
+  if (fuzz.length > 0) {
+    const cases = fuzz.map((f) => {
+      const where = [
+        f.evidence ? `evidence: ${f.evidence}` : "",
+        f.caseFile ? `saved case: ${f.caseFile}` : "",
+      ]
+        .filter(Boolean)
+        .join("\n");
+      const detail = `${f.reason}\n${f.runs} exchanges, seed ${f.seed}; branches: ${branchSummary(f.branches)}${where ? `\n${where}` : ""}`;
+      return {
+        name: `differential fuzzing @ ${f.era}`,
+        classname: "fuzz",
+        time: seconds(f.durationMs),
+        properties: [
+          { name: "era", value: f.era },
+          { name: "runs", value: String(f.runs) },
+          { name: "seed", value: String(f.seed) },
+        ],
+        status: f.status,
+        message: f.reason,
+        detail,
+        failure: f.status === "fail",
+        error: f.status === "error",
+        skipped: false,
+        out: f.status === "pass" ? detail : "",
+      };
+    });
+    suites.push({
+      name: `${results.target.name} fuzz`,
+      tests: cases.length,
+      failures: cases.filter((c) => c.failure).length,
+      errors: cases.filter((c) => c.error).length,
+      skipped: 0,
+      time: seconds(fuzz.reduce((n, f) => n + f.durationMs, 0)),
+      properties: [
+        { name: "target", value: results.target.name },
+        { name: "seed", value: String(results.seed) },
+        { name: "tool", value: `${results.tool.name} ${results.tool.version}` },
+      ],
+      cases,
+      out: "",
+    });
+  }
   const sum = (key: "tests" | "failures" | "errors" | "skipped") => suites.reduce((n, s) => n + s[key], 0);
   return renderTemplate("junit.xml", {
     name: `mcpx-conform: ${results.target.name}`,

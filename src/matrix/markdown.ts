@@ -2,12 +2,14 @@ import type { Register } from "../model/register.ts";
 import type { CaseResult, Cell, Results } from "../model/results.ts";
 import { isHttpsUrl, mdHref, mdText } from "./escape.ts";
 import {
+  branchSummary,
   caseCount,
   cellKey,
   compareCells,
   countCases,
   countCells,
   displayTime,
+  fuzzProblems,
   reproduceCommand,
   rowIndex,
   runEras,
@@ -48,6 +50,12 @@ export function mdCaseLink(c: CaseResult, withSha = true): string {
   const label = `${caseLabel(c.status)} ${mdText(c.id)}`;
   if (!href) return label;
   return `${caseLabel(c.status)} [${mdText(c.id)}](${href}${sha ? ` "sha256 ${sha}…"` : ""})`;
+}
+
+/** A plain link to a relative path, or the path as text when it is not one. */
+function mdCaseLinkTo(label: string, path: string): string {
+  const href = mdHref(path);
+  return href ? `[${mdText(label)}](${href})` : mdText(path);
 }
 
 /** Footnotes for repeated cell notes ("no case exercises this cell"): each distinct note is written once. */
@@ -107,7 +115,11 @@ export function mdCellContent(
 export function verdictLine(results: Results): string {
   const failing = results.cells.filter((c) => c.status === "fail" || c.status === "error");
   const attention = results.cells.filter((c) => ATTENTION_STATUSES.has(c.status));
-  if (failing.length > 0) return `${CELL_GLYPH.fail} ${failing.length} cell(s) failed or errored`;
+  const fuzz = fuzzProblems(results).length;
+  const fuzzText = fuzz > 0 ? `differential fuzzing failed in ${fuzz} era(s)` : "";
+  if (failing.length > 0)
+    return `${CELL_GLYPH.fail} ${failing.length} cell(s) failed or errored${fuzzText ? `; ${fuzzText}` : ""}`;
+  if (fuzzText) return `${CELL_GLYPH.fail} ${fuzzText}`;
   if (attention.length > 0)
     return `${CELL_GLYPH.warn} no failures; ${attention.length} cell(s) need attention`;
   return `${CELL_GLYPH.pass} every run cell passed or does not apply`;
@@ -262,6 +274,16 @@ function renderMarkdownWith(results: Results, register: Register, passLinks: boo
     naLabel: cellLabel("n/a"),
     eraSections,
     notApplicable,
+    fuzz: (results.fuzz ?? []).map((f) => ({
+      era: f.era,
+      runs: f.runs,
+      label: caseLabel(f.status),
+      reason: f.reason,
+      branches: branchSummary(f.branches),
+      evidence: f.evidence ? mdCaseLinkTo("transcript", f.evidence) : "",
+      caseFile: f.caseFile ? mdCode(f.caseFile, true) : "",
+      seconds: (f.durationMs / 1000).toFixed(1),
+    })),
     compacted: !passLinks,
     legend: CELL_STATUS_ORDER.map((s) => cellLabel(s)),
   };

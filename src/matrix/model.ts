@@ -89,3 +89,18 @@ function shellWord(word: string): string {
 export function shortSha(sha: string | undefined): string | null {
   return sha && /^[0-9a-f]{64}$/i.test(sha) ? sha.slice(0, 12).toLowerCase() : null;
 }
+
+export type FuzzEntry = NonNullable<Results["fuzz"]>[number];
+
+/** Branch counts as "name n · name n", largest first. */
+export function branchSummary(branches: Record<string, number>): string {
+  return Object.entries(branches)
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([k, v]) => `${k} ${v}`)
+    .join(" · ");
+}
+
+/** Fuzz entries that found a disagreement or broke. */
+export function fuzzProblems(results: Results): FuzzEntry[] {
+  return (results.fuzz ?? []).filter((f) => f.status !== "pass");
+}
