@@ -7,6 +7,20 @@ export function positiveInt(value: string): number {
   return n;
 }
 
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new InvalidArgumentError("expected a port number (0-65535)");
+  return n;
+}
+
+interface RelayCliOptions {
+  answerTimeoutMs: number;
+  review?: boolean;
+  reviewPort?: number;
+  reviewTimeoutMs?: number;
+}
+
 export function register(program: Command, setExit: SetExit): void {
   program
     .command("relay")
@@ -17,11 +31,27 @@ export function register(program: Command, setExit: SetExit): void {
       positiveInt,
       60_000,
     )
+    .option(
+      "--review",
+      "put every sampling request and response in front of a person (review surface on loopback)",
+    )
+    .option(
+      "--review-port <port>",
+      "port of the review surface (default: any free port; implies --review)",
+      port,
+    )
+    .option("--review-timeout-ms <ms>", "how long a reviewed question may stay undecided", positiveInt)
     .argument("<upstream...>", "the upstream MCP server command (after --)")
-    .action(async (upstream: string[], opts: { answerTimeoutMs: number }) => {
+    .action(async (upstream: string[], opts: RelayCliOptions) => {
       // Loaded on demand: the relay is a separate program that shares only the validator with the judge.
       const { runRelay } = await import("../relay/relay.ts");
-      await runRelay({ upstream, answerTimeoutMs: opts.answerTimeoutMs });
+      const reviewPort = opts.reviewPort ?? (opts.review ? 0 : undefined);
+      await runRelay({
+        upstream,
+        answerTimeoutMs: opts.answerTimeoutMs,
+        ...(reviewPort !== undefined ? { reviewPort } : {}),
+        ...(opts.reviewTimeoutMs !== undefined ? { reviewTimeoutMs: opts.reviewTimeoutMs } : {}),
+      });
       setExit(0);
     });
 }

@@ -101,6 +101,11 @@ export async function run(opts: RunOptions): Promise<{ code: number; results: Re
       const caseEras = kase.eras ?? rows.get(kase.row)!.eras;
       if (!caseEras.includes(era)) continue;
       if (selectedRows && !selectedRows.has(kase.row) && kase.row !== ROUNDTRIP_ROW) continue;
+      if (kase.review && profile.answerer.kind !== "review") {
+        rowNotRun[kase.row] =
+          "its cases need a person at the relay's review surface (a target with answerer.kind: review)";
+        continue;
+      }
       if (kase.sessions && singleSession) {
         rowNotRun[kase.row] = singleSession;
         continue;

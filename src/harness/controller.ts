@@ -63,6 +63,7 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
         const params = withCanary(kase.request, canary);
         const answer = withCanary(kase.answer, canary);
         const expect = withCanary(kase.expect, canary);
+        const review = kase.review ? withCanary(kase.review, canary) : undefined;
         const startedAt = new Date().toISOString();
         const t0 = performance.now();
         if (kase.sessions === 2) {
@@ -130,6 +131,7 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
             caseKey: `${kase.row}/${kase.id}@${era}`,
             params,
             answer,
+            ...(review ? { review } : {}),
             ...(kase.mrtr ? { mrtr: withCanary(kase.mrtr, canary) } : {}),
           });
           run = {

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Answer } from "../model/case.ts";
+import type { Answer, Review } from "../model/case.ts";
 import type { Frame, Observation, UpstreamOutcome } from "../model/evidence.ts";
 import type { TargetProfile } from "../model/target.ts";
 import { type Era, isModernEra } from "../validator/eras.ts";
@@ -13,6 +13,7 @@ import { openDownstream, openUpstream, type UpstreamEndpoint } from "./endpoints
 import { FrameRecorder } from "./frames.ts";
 import { ModernAnswerer, ModernUpstream } from "./modern.ts";
 import { fillPlaceholders, freePort, RelayProcess } from "./relay-process.ts";
+import { Reviewer } from "./reviewer.ts";
 import { ScriptedUpstream } from "./upstream.ts";
 
 export interface SessionOptions {
@@ -29,6 +30,8 @@ export interface CaseRunInput {
   caseKey: string;
   params: Record<string, unknown>;
   answer: Answer;
+  /** What the reviewer does, for targets with a review surface. */
+  review?: Review;
   /** 2026-07-28: the inputRequests key and requestState the upstream uses. */
   mrtr?: InputFraming;
 }
@@ -72,6 +75,7 @@ export class RelaySession {
   private readonly tmp: string;
   private endpoint: UpstreamEndpoint | undefined;
   private closeDownstream: (() => Promise<void>) | undefined;
+  private reviewer: Reviewer | undefined;
 
   private constructor(private readonly options: SessionOptions) {
     this.tmp = mkdtempSync(join(tmpdir(), "mcpx-conform-"));
@@ -122,6 +126,10 @@ export class RelaySession {
       ? new ModernAnswerer(downstream.channel, this.options.capabilities)
       : new ClientAnswerer(downstream.channel, this.options.downstreamEra ?? era, this.options.capabilities);
     await Promise.race([this.answerer.connect(profile.startupTimeoutMs), exited]);
+    if (profile.answerer.kind === "review") {
+      const modelConnected = typeof this.options.capabilities.sampling === "object";
+      this.reviewer = new Reviewer(fillPlaceholders(profile.answerer.url, values), modelConnected, this.recorder);
+    }
   }
 
   async runCase(input: CaseRunInput): Promise<CaseRunOutput> {
@@ -129,6 +137,7 @@ export class RelaySession {
     const start = this.recorder.mark();
     const waitMs = Math.max(500, profile.caseTimeoutMs - 500);
     this.answerer.script(input.answer);
+    this.reviewer?.script(input.review, input.answer);
     let upstream: HarnessUpstream | undefined;
     let outcome: UpstreamOutcome;
     try {
@@ -182,7 +191,8 @@ export class RelaySession {
       observation: {
         sent: input.params,
         asked: [...this.answerer.asked],
-        answered: this.answerer.answered,
+        answered: this.reviewer?.answered ?? this.answerer.answered,
+        ...(this.reviewer ? { reviews: [...this.reviewer.records], modelAnswered: this.answerer.answered } : {}),
         declared: this.upstreamReady?.declared,
         upstream: outcome,
       },
@@ -194,6 +204,7 @@ export class RelaySession {
   }
 
   async close(): Promise<void> {
+    this.reviewer?.stop();
     await this.closeDownstream?.().catch(() => undefined);
     await this.relay?.stop();
     await this.endpoint?.close().catch(() => undefined);

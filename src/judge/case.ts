@@ -67,9 +67,14 @@ function describeExpectation(e: Expectation): string {
   }
 }
 
+/** Requests shown to anyone on the answering side: the model downstream and, on review targets, the reviewer. */
+function timesAsked(o: Observation): number {
+  return o.asked.length + (o.reviews ?? []).filter((r) => r.stage === "request").length;
+}
+
 function askedChecks(asked: boolean | undefined, observation: Observation): Check[] {
   if (asked === undefined) return [];
-  const n = observation.asked.length;
+  const n = timesAsked(observation);
   return asked
     ? [
         {
@@ -91,8 +96,83 @@ function askedChecks(asked: boolean | undefined, observation: Observation): Chec
 }
 
 /** What the answerer must not have been shown, and what the relay must (not) have declared upstream. */
-function extraChecks(e: Expectation, o: Observation): Check[] {
+/** The reviewer's edited request, when it approved one. */
+function requestEdit(o: Observation): unknown {
+  return (o.reviews ?? []).find(
+    (r) => r.stage === "request" && r.decision.action === "approve" && r.decision.params,
+  )?.decision.params;
+}
+
+/** What a review question must show so that a person can judge it. */
+function reviewChecks(stages: Array<"request" | "response">, o: Observation): Check[] {
   const checks: Check[] = [];
+  const sent = (o.sent ?? {}) as Record<string, unknown>;
+  for (const stage of stages) {
+    const record = (o.reviews ?? []).find((r) => r.stage === stage);
+    if (!record) {
+      checks.push({
+        id: `review-${stage}`,
+        ok: false,
+        detail: `the review surface never showed the ${stage}`,
+      });
+      continue;
+    }
+    const q = record.question as Record<string, any>;
+    const missing: string[] = [];
+    if (typeof q.server?.name !== "string" || q.server.name === "") missing.push("which server asks");
+    const shown = stage === "request" ? sent : ((requestEdit(o) ?? sent) as Record<string, unknown>);
+    if (firstDifference(q.show?.messages, shown.messages) !== null) missing.push("every message unchanged");
+    if (firstDifference(q.show?.systemPrompt ?? null, shown.systemPrompt ?? null) !== null)
+      missing.push("the system prompt");
+    if (stage === "request") {
+      const skeleton = q.resultSkeleton ?? {};
+      if (!("role" in skeleton && "content" in skeleton && "model" in skeleton))
+        missing.push("a CreateMessageResult skeleton");
+    } else {
+      const model = (o.modelAnswered as { result?: unknown } | undefined)?.result;
+      if (model === undefined || firstDifference(q.response, model) !== null)
+        missing.push("the model's response unchanged");
+    }
+    checks.push({
+      id: `review-${stage}`,
+      ok: missing.length === 0,
+      detail:
+        missing.length === 0
+          ? `the review surface showed the ${stage} with the server, system prompt, messages and ${stage === "request" ? "a result skeleton" : "the model's response"}`
+          : `the review surface showed the ${stage} without ${missing.join(", ")}`,
+    });
+  }
+  return checks;
+}
+
+function extraChecks(e: Expectation, o: Observation): Check[] {
+  const checks: Check[] = [...reviewChecks(e.reviewed ?? [], o)];
+  if (e.modelAsked !== undefined) {
+    const n = o.asked.length;
+    checks.push({
+      id: "model-asked",
+      ok: n > 0 === e.modelAsked,
+      detail:
+        n > 0
+          ? `the model downstream was asked (${n}×)${e.modelAsked ? "" : ", though the reviewer had not approved"}`
+          : `the model downstream was never asked${e.modelAsked ? ", though it should have been" : ""}`,
+    });
+  }
+  if (e.modelGotEdit) {
+    const edit = requestEdit(o);
+    const ok = edit !== undefined && o.asked.length > 0 && firstDifference(edit, o.asked[0]) === null;
+    checks.push({
+      id: "model-got-edit",
+      ok,
+      detail: ok
+        ? "the model was asked with the reviewer's edited request"
+        : edit === undefined
+          ? "the reviewer made no edit (the case must script one)"
+          : o.asked.length === 0
+            ? "the model was never asked after the reviewer's edit"
+            : "the model was asked with a request other than the reviewer's edit",
+    });
+  }
   for (const pointer of e.askedWithout ?? []) {
     const leaked = o.asked.filter((a) => hasPointer(a, pointer)).length;
     checks.push({
@@ -152,15 +232,27 @@ function outcomeChecks(e: Expectation, o: Observation): Check[] {
               : `the result the upstream received differs at ${d}`,
         });
       }
+      const edit = requestEdit(o);
+      for (const r of (o.reviews ?? []).filter((x) => x.stage === "request")) {
+        const d = firstDifference(o.sent, r.question.request);
+        checks.push({
+          id: "review-request-unchanged",
+          ok: d === null,
+          detail:
+            d === null
+              ? "the review surface showed the request unchanged"
+              : `the review surface showed a request that differs at ${d}`,
+        });
+      }
       if (o.asked.length > 0) {
-        const d = firstDifference(o.sent, o.asked[0]);
+        const d = firstDifference(edit ?? o.sent, o.asked[0]);
         checks.push({
           id: "request-unchanged",
           ok: d === null,
           detail:
             d === null
-              ? "the request reached the answerer unchanged"
-              : `the request the answerer received differs at ${d}`,
+              ? `the ${edit ? "reviewer's edited " : ""}request reached the answerer unchanged`
+              : `the request the answerer received differs at ${d}${edit ? " from the reviewer's edit" : ""}`,
         });
       }
       if (o.asked.length > 1) {

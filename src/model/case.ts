@@ -52,10 +52,34 @@ const ExtraChecks = {
    * JSON pointers into the client capabilities the relay declared to the upstream (legacy: at initialize;
    * 2026-07-28: in the request's _meta), each mapped to whether it must be present.
    */
+  /**
+   * The review surface must have shown these stages, each with the server's name, the system prompt, every
+   * message and a result skeleton (request) or the model's response (response). Review targets only.
+   */
+  reviewed: z.array(z.enum(["request", "response"])).optional(),
+  /** The model downstream must have been asked with exactly the reviewer's edited request. */
+  modelGotEdit: z.boolean().optional(),
+  /** Whether the model downstream (the MCP client) must have been asked at all (e.g. not after a denial). */
+  modelAsked: z.boolean().optional(),
   declaredUpstream: z
     .record(z.string().regex(/^(\/[^/]*)+$/, "a JSON pointer such as /sampling/tools"), z.boolean())
     .optional(),
 };
+
+/** What the reviewer at a relay's review surface does at each stage (targets whose answerer is `review`). */
+const ReviewDecisionSchema = z
+  .object({
+    action: z.enum(["approve", "answer", "decline"]),
+    /** approve: the edited request to send instead (request stage only). */
+    params: JsonObject.optional(),
+    /** answer: the result to deliver (default: the case's accepted result). */
+    result: JsonObject.optional(),
+  })
+  .strict();
+export const ReviewSchema = z
+  .object({ request: ReviewDecisionSchema.optional(), response: ReviewDecisionSchema.optional() })
+  .strict();
+export type Review = z.infer<typeof ReviewSchema>;
 
 export const ExpectationSchema = z.discriminatedUnion("outcome", [
   /** The upstream received the answer's result unchanged (deep-equal JSON), and the answerer the request unchanged. */
@@ -109,6 +133,8 @@ export const CaseSchema = z
     capabilities: JsonObject.optional(),
     request: JsonObject,
     answer: AnswerSchema,
+    /** A reviewer's decisions; a case with `review` runs only against targets with a review surface. */
+    review: ReviewSchema.optional(),
     /**
      * 2026-07-28 only: how the upstream frames its input_required result — the inputRequests key of the sampling
      * request and the requestState (null: none). Default: a fixed key and a fresh opaque requestState.

@@ -8,7 +8,7 @@ import { CaseStatusSchema } from "./results.ts";
  */
 
 /** Which end of the relay the harness saw a frame at. */
-export const EndSchema = z.enum(["upstream", "downstream", "control"]);
+export const EndSchema = z.enum(["upstream", "downstream", "review", "control"]);
 /** Direction relative to the relay under test. */
 export const DirSchema = z.enum(["to-relay", "from-relay"]);
 
@@ -49,6 +49,23 @@ export const ObservationSchema = z.object({
   sent: z.unknown(),
   /** Sampling request params the answerer received during this case, in order. */
   asked: z.array(z.unknown()),
+  /** Questions the relay's review surface showed and what the harness reviewer decided (review targets). */
+  reviews: z
+    .array(
+      z.object({
+        stage: z.enum(["request", "response"]),
+        question: z.record(z.string(), z.unknown()),
+        decision: z.object({
+          action: z.string(),
+          params: z.unknown().optional(),
+          result: z.unknown().optional(),
+        }),
+        status: z.number().optional(),
+      }),
+    )
+    .optional(),
+  /** What the model downstream answered, when a reviewer stood between it and the upstream. */
+  modelAnswered: z.unknown().optional(),
   /** Client capabilities the relay declared to the upstream (legacy: at initialize). */
   declared: z.unknown().optional(),
   /** What the answerer replied (result or error), when it replied. */

@@ -17,9 +17,15 @@ export const TargetProfileSchema = z
         path: ["url"],
       }),
     upstream: z.object({ transport: TransportSchema }).strict(),
+    /**
+     * Who answers: `client`, the harness MCP client downstream; `review`, a person at the relay's review surface
+     * (`url`, e.g. http://127.0.0.1:{{port}}/v1), played by the harness, with the MCP client downstream as model.
+     */
     answerer: z
-      .object({ kind: z.enum(["client"]) })
-      .strict()
+      .discriminatedUnion("kind", [
+        z.object({ kind: z.literal("client") }).strict(),
+        z.object({ kind: z.literal("review"), url: z.string().min(1) }).strict(),
+      ])
       .default({ kind: "client" }),
     eras: z.array(EraSchema).min(1).optional(),
     env: z.record(z.string(), z.string()).default({}),

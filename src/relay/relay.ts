@@ -14,6 +14,8 @@ import { type Era, isEra } from "../validator/eras.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
 import { DownstreamSwitch, ModernRelay } from "./modern.ts";
 import { REFERENCE_POLICY, type RelayPolicy, type WireError } from "./policy.ts";
+import { ReviewSurface } from "./review-surface.ts";
+import { REFERENCE_REVIEW, type ReviewPolicy, reviewedSampling } from "./reviewed.ts";
 
 export interface RelayOptions {
   /** The upstream MCP server to launch on stdio: program and arguments. */
@@ -22,6 +24,11 @@ export interface RelayOptions {
   answerTimeoutMs: number;
   policy?: RelayPolicy;
   name?: string;
+  /** Serve a review surface on this loopback port (0: any free port): a person reviews every question. */
+  reviewPort?: number;
+  /** How long a reviewed question may stay undecided before expiry (default: answerTimeoutMs). */
+  reviewTimeoutMs?: number;
+  reviewPolicy?: ReviewPolicy;
 }
 
 /** Results pass through untouched: validate with our own validator, never strip with a schema. */
@@ -85,6 +92,12 @@ export async function runRelay(options: RelayOptions): Promise<void> {
   let upstreamEra: Era | undefined;
   let declared: SamplingCapabilities = {};
 
+  let review: ReviewSurface | undefined;
+  if (options.reviewPort !== undefined) {
+    review = new ReviewSurface();
+    await review.listen(options.reviewPort);
+    process.stderr.write(`${name}: review surface at http://127.0.0.1:${review.port}/v1/questions\n`);
+  }
   const server = new Server({ name, version: "1" }, { capabilities: { tools: {} } });
   const client = new RelayClient({ name, version: "1" }, { capabilities: {} });
   const [program, ...args] = options.upstream;
@@ -102,6 +115,8 @@ export async function runRelay(options: RelayOptions): Promise<void> {
   const connectUpstream = () => {
     upstreamReady ??= (async () => {
       declared = samplingCapabilitiesFrom(server.getClientCapabilities());
+      // With a review surface a person can answer even when no model is connected downstream.
+      if (review && !declared.sampling) declared = { sampling: {} };
       client.registerCapabilities(declared);
       await client.connect(upstreamTransport);
       const v = upstreamTransport.protocolVersion;
@@ -148,13 +163,47 @@ export async function runRelay(options: RelayOptions): Promise<void> {
       if (carried && !carried.legal)
         throw new WireFailure(policy.refuseForDownstream(carried, downstreamEra));
     }
-    let result: Record<string, unknown>;
+    if (review) {
+      const legal = { legal: true, errors: [], warnings: [], code: null };
+      const outcome = await reviewedSampling({
+        surface: review,
+        server: client.getServerVersion() ?? { name: "upstream" },
+        params,
+        deadline: Date.now() + (options.reviewTimeoutMs ?? options.answerTimeoutMs),
+        expired: policy.expired(options.reviewTimeoutMs ?? options.answerTimeoutMs),
+        policy: options.reviewPolicy ?? REFERENCE_REVIEW,
+        checkRequest: (p) => policy.checkRequest(p, { era, capabilities: declared }) ?? legal,
+        checkResult: (r) => policy.checkResult(r, { era, request: params }) ?? legal,
+        askModel: server.getClientCapabilities()?.sampling
+          ? (p) => askDownstream(p, extra.signal).then((asked) => asked.result)
+          : null,
+      });
+      if (!outcome.ok) throw new WireFailure(outcome.error);
+      return policy.rewriteResult(outcome.result) as any;
+    }
+    const asked = await askDownstream(params, extra.signal);
+    if (asked.relayedAsIs) return asked.result as any;
+    const result = asked.result;
+    const checked = policy.checkResult(result, { era, request: params });
+    if (checked && !checked.legal) throw new WireFailure(policy.refuseResult(checked));
+    return policy.rewriteResult(result) as any;
+  };
+
+  /**
+   * Asks the downstream client; its errors become the relay's wire errors (expiry, disconnect, or the client's
+   * own error relayed). `relayedAsIs` marks a result a policy made up from an error (a defect of broken relays).
+   */
+  const askDownstream = async (
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<{ result: Record<string, unknown>; relayedAsIs: boolean }> => {
     try {
       const asked = policy.rewriteRequest(params);
-      result = await server.request({ method: "sampling/createMessage", params: asked }, Untouched, {
+      const result = await server.request({ method: "sampling/createMessage", params: asked }, Untouched, {
         timeout: options.answerTimeoutMs,
-        signal: extra.signal,
+        signal,
       });
+      return { result, relayedAsIs: false };
     } catch (error) {
       if (error instanceof McpError) {
         if (error.code === ErrorCode.RequestTimeout)
@@ -165,8 +214,13 @@ export async function runRelay(options: RelayOptions): Promise<void> {
             message: "The client disconnected before answering the sampling request",
           });
         }
-        const relayed = policy.relayDownstreamError({ code: error.code, message: unprefixed(error), data: error.data });
-        if ("result" in relayed) return relayed.result as any;
+        const relayed = policy.relayDownstreamError({
+          code: error.code,
+          message: unprefixed(error),
+          data: error.data,
+        });
+        if ("result" in relayed)
+          return { result: relayed.result as Record<string, unknown>, relayedAsIs: true };
         throw new WireFailure(relayed);
       }
       throw new WireFailure({
@@ -174,9 +228,6 @@ export async function runRelay(options: RelayOptions): Promise<void> {
         message: `Sampling failed: ${error instanceof Error ? error.message : String(error)}`,
       });
     }
-    const checked = policy.checkResult(result, { era, request: params });
-    if (checked && !checked.legal) throw new WireFailure(policy.refuseResult(checked));
-    return policy.rewriteResult(result) as any;
   };
 
   const downstreamTransport = new StdioServerTransport();
@@ -196,6 +247,7 @@ export async function runRelay(options: RelayOptions): Promise<void> {
     process.stdin.once("end", done);
     process.once("SIGTERM", done);
   });
+  await review?.close();
   await client.close().catch(() => undefined);
   await modern.close().catch(() => undefined);
   await server.close().catch(() => undefined);

@@ -1,0 +1,146 @@
+import type { Answer, Review } from "../model/case.ts";
+import type { FrameRecorder } from "./frames.ts";
+
+/** What the harness reviewer saw on the relay's review surface and what it decided. */
+export interface ReviewRecord {
+  stage: "request" | "response";
+  /** The question as the surface showed it. */
+  question: Record<string, unknown>;
+  decision: { action: "approve" | "answer" | "decline" | "none"; params?: unknown; result?: unknown };
+  /** HTTP status of the decision (422 means the relay refused an illegal edit or answer). */
+  status?: number;
+}
+
+const POLL_MS = 20;
+
+/**
+ * The harness as the person (or agent) at a relay's review surface: it polls the questions, records exactly
+ * what each one showed, and decides as the case scripts it. With no script it approves a request when a model
+ * is connected downstream (so that plain cases run unchanged) and otherwise answers as the case's answer says.
+ */
+export class Reviewer {
+  private review: Review | undefined;
+  private answer: Answer | undefined;
+  private handled = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  private busy = false;
+  records: ReviewRecord[] = [];
+  /** The result the reviewer supplied itself (a direct or replacing answer), if any. */
+  answered: unknown;
+
+  constructor(
+    private readonly baseUrl: string,
+    private readonly modelConnected: boolean,
+    private readonly recorder?: FrameRecorder,
+  ) {}
+
+  script(review: Review | undefined, answer: Answer): void {
+    this.review = review;
+    this.answer = answer;
+    this.records = [];
+    this.answered = undefined;
+    this.timer ??= setInterval(() => void this.poll(), POLL_MS);
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private async http(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; json: unknown }> {
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    if (text !== undefined)
+      this.recorder?.record("review", "to-relay", JSON.stringify({ method, path, body }));
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: text === undefined ? {} : { "content-type": "application/json" },
+      body: text,
+      signal: AbortSignal.timeout(2000),
+    });
+    const raw = await response.text();
+    let json: unknown = raw;
+    try {
+      json = JSON.parse(raw);
+    } catch {
+      // keep the text
+    }
+    if (
+      text !== undefined ||
+      method !== "GET" ||
+      path !== "/questions" ||
+      (Array.isArray(json) && json.length > 0)
+    ) {
+      this.recorder?.record(
+        "review",
+        "from-relay",
+        JSON.stringify({ status: response.status, path, body: json }),
+      );
+    }
+    return { status: response.status, json };
+  }
+
+  private async poll(): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      const { json } = await this.http("GET", "/questions");
+      for (const q of Array.isArray(json) ? (json as Array<Record<string, unknown>>) : []) {
+        const key = `${q.id}/${q.stage}`;
+        if (this.handled.has(key)) continue;
+        this.handled.add(key);
+        await this.decide(q);
+      }
+    } catch {
+      // the surface is not up yet, or the relay is gone: the case's own deadline decides
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async decide(q: Record<string, unknown>): Promise<void> {
+    const stage = q.stage === "response" ? "response" : "request";
+    const scripted = stage === "request" ? this.review?.request : this.review?.response;
+    let decision: ReviewRecord["decision"];
+    if (scripted) {
+      decision =
+        scripted.action === "answer"
+          ? {
+              action: "answer",
+              result: scripted.result ?? (this.answer?.action === "accept" ? this.answer.result : undefined),
+            }
+          : scripted.action === "approve" && scripted.params
+            ? { action: "approve", params: scripted.params }
+            : { action: scripted.action };
+    } else if (stage === "response" || this.modelConnected) {
+      decision = { action: "approve" };
+    } else {
+      const a = this.answer;
+      decision =
+        a?.action === "accept"
+          ? { action: "answer", result: a.result }
+          : a?.action === "expire"
+            ? { action: "none" }
+            : { action: "decline" };
+    }
+    const record: ReviewRecord = { stage, question: q, decision };
+    this.records.push(record);
+    if (decision.action === "none") return;
+    const body =
+      decision.action === "answer"
+        ? { result: decision.result }
+        : decision.action === "approve" && decision.params
+          ? { params: decision.params }
+          : {};
+    const { status } = await this.http(
+      "POST",
+      `/questions/${encodeURIComponent(String(q.id))}/${decision.action}`,
+      body,
+    );
+    record.status = status;
+    if (decision.action === "answer" && status === 200) this.answered = { result: decision.result };
+  }
+}
