@@ -60,6 +60,8 @@ export interface IsolationRunInput {
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 /** How often the runner looks for one more upstream connection (stateful relays open one per session). */
 const UPSTREAM_POLL_MS = 200;
+/** SIGTERM → SIGKILL grace for the case's own relay process. */
+const STOP_GRACE_MS = 300;
 
 export async function runIsolationCase(input: IsolationRunInput): Promise<CaseRunOutput> {
   const { profile, era } = input;
@@ -137,8 +139,9 @@ export async function runIsolationCase(input: IsolationRunInput): Promise<CaseRu
     negotiated: { upstream: upstreams[0]?.negotiated ?? null, downstream: asker?.negotiated ?? null },
   };
   if (outcome.kind === "broken" && relay?.stderr) output.relayLog = relay.stderr.slice(-2000);
-  for (const close of closers) await close().catch(() => undefined);
-  await relay?.stop();
+  // This relay served one case only: close both sessions at once and give it little grace before the kill.
+  await Promise.all(closers.map((close) => close().catch(() => undefined)));
+  await relay?.stop(STOP_GRACE_MS);
   await endpoint?.close().catch(() => undefined);
   rmSync(tmp, { recursive: true, force: true });
   return output;
