@@ -23,9 +23,18 @@ const ARGS = [
   "--disable-sync",
 ];
 
+const MISSING = `${CHROMIUM} is missing: the matrix.html browser test needs Debian's chromium (apt-get install -y chromium). It fails rather than skips.`;
+
 const register = loadFixtureRegister();
 let work: string;
-let context: BrowserContext;
+let launched: BrowserContext | undefined;
+
+/** The browser; every test fails with a clear message when chromium is not installed. */
+function context(): BrowserContext {
+  if (!existsSync(CHROMIUM)) throw new Error(MISSING);
+  if (!launched) throw new Error("chromium did not start (see the beforeAll error)");
+  return launched;
+}
 
 /** Everything a page did that a safe, self-contained page must not. */
 interface Watch {
@@ -37,7 +46,7 @@ interface Watch {
 async function open(html: string, name: string, hash = ""): Promise<{ page: Page; watch: Watch }> {
   const file = join(work, name);
   writeFileSync(file, html);
-  const page = await context.newPage();
+  const page = await context().newPage();
   const watch: Watch = { problems: [], requests: [], dialogs: [] };
   page.on("console", (m) => {
     if (m.type() === "error" || m.type() === "warning")
@@ -59,12 +68,9 @@ const sentinel = (page: Page) =>
 const XSS_CELL = "sampling-both-validate-message-content|2025-11-25|server";
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(
-      `${CHROMIUM} is missing: the matrix.html browser test needs Debian's chromium (apt-get install -y chromium). It does not skip.`,
-    );
   work = mkdtempSync(join(tmpdir(), "mcpx-conform-html-"));
-  context = await chromium.launchPersistentContext(join(work, "profile"), {
+  if (!existsSync(CHROMIUM)) return; // each test then fails with MISSING
+  launched = await chromium.launchPersistentContext(join(work, "profile"), {
     executablePath: CHROMIUM,
     headless: true,
     args: ARGS,
@@ -73,11 +79,15 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await context?.close();
+  await launched?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
 describe("matrix.html in chromium", () => {
+  it(`needs ${CHROMIUM}`, () => {
+    expect(existsSync(CHROMIUM), MISSING).toBe(true);
+  });
+
   it("loads with no console errors, no page errors, no network and no dialogs (both fixtures)", async () => {
     for (const which of ["pass", "fail"] as const) {
       const { results, evidences } = fixture(which);
