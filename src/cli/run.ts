@@ -26,7 +26,8 @@ import { EXIT } from "./errors.ts";
 import { writeJsonFile } from "./evidence-files.ts";
 import { type FuzzSummary, foldFuzz } from "./fuzz-results.ts";
 
-export const DEFAULT_TARGET = join(PROJECT_ROOT, "targets/reference.yaml");
+/** The default target: the reference relay with its review surface, so every row of darwin-nix#256 is exercised. */
+export const DEFAULT_TARGET = join(PROJECT_ROOT, "targets/reference-review.yaml");
 
 export function toolInfo(): { name: "mcpx-conform"; version: string } {
   const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8"));

@@ -5,8 +5,13 @@ import { EvidenceSchema } from "../../src/model/evidence.ts";
 import { type Results, ResultsSchema } from "../../src/model/results.ts";
 import { cli, tempDir } from "../helpers/cli.ts";
 
+/** The seven rows (eight cells: validation has both sides) of darwin-nix#256. */
 const ISSUE_256_ROWS = [
   "sampling-human-in-loop-can-deny",
+  "sampling-app-review-ui",
+  "sampling-app-view-edit-prompts",
+  "sampling-app-review-responses",
+  "sampling-client-user-approval-controls",
   "sampling-both-validate-message-content",
   "sampling-client-errors-user-rejected-and-tool-shape",
 ];
@@ -37,7 +42,8 @@ describe("mcpx-conform run against real relay processes", () => {
         expect(evidence.frames.some((f) => f.end === "downstream")).toBe(true);
       }
     }
-    // No cell passes without evidence; rows of darwin-nix#256 that an MCP client can exercise are covered.
+    // No cell passes without evidence; every row of darwin-nix#256 is exercised (the default target has a review
+    // surface, so the review rows run too).
     for (const row of ISSUE_256_ROWS) {
       const cells = results.cells.filter((c) => c.row === row && c.era === "2025-11-25");
       expect(cells.length, row).toBeGreaterThan(0);
