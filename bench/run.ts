@@ -2,9 +2,13 @@
  * `npm run bench`: runs every bench module in turn and prints its lines. Add a module by appending it to
  * BENCHES (each exports an async function returning the lines to print).
  */
+import { benchHarness } from "./harness.ts";
 import { benchValidator } from "./validator.ts";
 
-const BENCHES: Array<[name: string, run: () => Promise<string[]>]> = [["validator", benchValidator]];
+const BENCHES: Array<[name: string, run: () => Promise<string[]>]> = [
+  ["validator", benchValidator],
+  ["harness", benchHarness],
+];
 
 for (const [name, run] of BENCHES) {
   const started = performance.now();
