@@ -15,12 +15,18 @@ export interface ReviewPolicy {
   applyEdit: boolean;
   /** Whether the model's response is put in front of the reviewer before delivery. */
   reviewResponse: boolean;
+  /** Whether an edited request is validated before it is accepted (an illegal edit keeps the question open). */
+  checkEdits: boolean;
+  /** Whether the model is asked while the request is still under review (speculatively, before any decision). */
+  askModelFirst: boolean;
 }
 
 export const REFERENCE_REVIEW: ReviewPolicy = {
   present: (request) => request,
   applyEdit: true,
   reviewResponse: true,
+  checkEdits: true,
+  askModelFirst: false,
 };
 
 export interface ReviewedSamplingInput {
@@ -58,9 +64,12 @@ export async function reviewedSampling(input: ReviewedSamplingInput): Promise<Re
   const policy = input.policy ?? REFERENCE_REVIEW;
   const checkDecision = (decision: Decision): string | null => {
     if (decision.kind === "answer") return problems(input.checkResult(decision.result));
-    if (decision.kind === "approve" && decision.params) return problems(input.checkRequest(decision.params));
+    if (decision.kind === "approve" && decision.params && policy.checkEdits)
+      return problems(input.checkRequest(decision.params));
     return null;
   };
+  const early = policy.askModelFirst && input.askModel ? input.askModel(params) : undefined;
+  early?.catch(() => undefined);
   const first = await surface.ask("request", {
     server: input.server,
     request: params,
@@ -76,7 +85,7 @@ export async function reviewedSampling(input: ReviewedSamplingInput): Promise<Re
   if (first.kind === "decline") return { ok: false, error: USER_REJECTED };
   if (first.kind === "answer") return { ok: true, result: first.result };
   const sent = (policy.applyEdit ? first.params : undefined) ?? params;
-  const response = await input.askModel!(sent);
+  const response = early && sent === params ? await early : await input.askModel!(sent);
   const legal = input.checkResult(response);
   if (!legal.legal) {
     return {
