@@ -122,9 +122,11 @@ export class RelaySession {
     const url = profile.downstream.url ? fillPlaceholders(profile.downstream.url, values) : undefined;
     const downstream = await Promise.race([openDownstream(profile, this.relay, url, this.recorder), exited]);
     this.closeDownstream = downstream.close;
-    this.answerer = isModernEra(era)
+    // The answerer speaks the downstream's era (a case may pin it apart from the upstream's).
+    const downstreamEra = this.options.downstreamEra ?? era;
+    this.answerer = isModernEra(downstreamEra)
       ? new ModernAnswerer(downstream.channel, this.options.capabilities)
-      : new ClientAnswerer(downstream.channel, this.options.downstreamEra ?? era, this.options.capabilities);
+      : new ClientAnswerer(downstream.channel, downstreamEra, this.options.capabilities);
     await Promise.race([this.answerer.connect(profile.startupTimeoutMs), exited]);
     if (profile.answerer.kind === "review") {
       const modelConnected = typeof this.options.capabilities.sampling === "object";
