@@ -8,8 +8,8 @@ import type { TargetProfile } from "../model/target.ts";
 import { type Era, isModernEra } from "../validator/eras.ts";
 import { ClientAnswerer } from "./answerer.ts";
 import { type ControlServer, recorded } from "./channels.ts";
-import type { HarnessAnswerer, HarnessUpstream, InputFraming } from "./ends.ts";
 import { openDownstream, openUpstream, type UpstreamEndpoint } from "./endpoints.ts";
+import type { HarnessAnswerer, HarnessUpstream, InputFraming } from "./ends.ts";
 import { FrameRecorder } from "./frames.ts";
 import { ModernAnswerer, ModernUpstream } from "./modern.ts";
 import { fillPlaceholders, freePort, RelayProcess } from "./relay-process.ts";
@@ -45,10 +45,20 @@ export interface CaseRunOutput {
 }
 
 /**
- * 2026-07-28: once the answerer's call has ended, how long the upstream still waits for the relay's retry (a relay
- * may retry on its own, e.g. without the declined key) before it records the input as withheld.
+ * 2026-07-28: once the answerer's call has ended, how long the upstream still waits for the relay's retry before it
+ * records the input as withheld (silence is the only signal of a refusal in this era). A relay that refused before
+ * asking has nothing pending: a short settle. A relay that passed the question on may still act on its own when
+ * its answer deadline passes (retry without the key, or — a defect — with a stand-in answer): wait that deadline
+ * (the profile's answerTimeoutMs) plus slack, capped by the case's wait.
  */
 const MODERN_SETTLE_MS = 500;
+const MODERN_DEADLINE_SLACK_MS = 300;
+
+function modernSettleMs(asked: boolean, answerTimeoutMs: number, waitMs: number): number {
+  return asked
+    ? Math.min(waitMs, Math.max(MODERN_SETTLE_MS, answerTimeoutMs + MODERN_DEADLINE_SLACK_MS))
+    : MODERN_SETTLE_MS;
+}
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -108,7 +118,9 @@ export class RelaySession {
     this.relay = new RelayProcess(profile, this.options.profileFile, values);
     this.upstream = this.endpoint.next(profile.startupTimeoutMs).then((channel) => {
       const wire = recorded(channel, this.recorder, "upstream");
-      const upstream: HarnessUpstream = isModernEra(era) ? new ModernUpstream(wire) : new ScriptedUpstream(wire, era);
+      const upstream: HarnessUpstream = isModernEra(era)
+        ? new ModernUpstream(wire)
+        : new ScriptedUpstream(wire, era);
       this.upstreamReady = upstream;
       return upstream;
     });
@@ -130,7 +142,11 @@ export class RelaySession {
     await Promise.race([this.answerer.connect(profile.startupTimeoutMs), exited]);
     if (profile.answerer.kind === "review") {
       const modelConnected = typeof this.options.capabilities.sampling === "object";
-      this.reviewer = new Reviewer(fillPlaceholders(profile.answerer.url, values), modelConnected, this.recorder);
+      this.reviewer = new Reviewer(
+        fillPlaceholders(profile.answerer.url, values),
+        modelConnected,
+        this.recorder,
+      );
     }
   }
 
@@ -166,8 +182,10 @@ export class RelaySession {
         await Promise.race([callP, sleep(2000)]);
       } else {
         // The probe call ended first: give the upstream a moment, else the sampling round never completed.
-        // (2026-07-28: the upstream still awaits a retry; it decides within MODERN_SETTLE_MS.)
-        const graceMs = upstream.settle ? MODERN_SETTLE_MS : 0;
+        // (2026-07-28: the upstream still awaits a retry; it decides within the settle time.)
+        const graceMs = upstream.settle
+          ? modernSettleMs(this.answerer.asked.length > 0, profile.answerTimeoutMs, waitMs)
+          : 0;
         upstream.settle?.(graceMs);
         const late = await Promise.race([outcomeP, sleep(graceMs + 300).then(() => undefined)]);
         const call = first.call;
@@ -194,7 +212,9 @@ export class RelaySession {
         sent: input.params,
         asked: [...this.answerer.asked],
         answered: this.reviewer?.answered ?? this.answerer.answered,
-        ...(this.reviewer ? { reviews: [...this.reviewer.records], modelAnswered: this.answerer.answered } : {}),
+        ...(this.reviewer
+          ? { reviews: [...this.reviewer.records], modelAnswered: this.answerer.answered }
+          : {}),
         declared: this.upstreamReady?.declared,
         upstream: outcome,
       },

@@ -19,7 +19,12 @@ const statusOf = (results: Results, row: string, side?: string) =>
 describe(`mcpx-conform run --era ${ERA} (multi-round-trip requests) against real relay processes`, () => {
   it("passes every exercised 2026-07-28 cell of the reference relay, with modern evidence at both ends", async () => {
     const out = tempDir();
-    const r = await cli(["run", "--era", ERA, "--out", out, "--seed", "11", "--quiet"]);
+    const r = await cli(
+      ["run", "--target", "targets/reference.yaml", "--era", ERA, "--out", out, "--seed", "11", "--quiet"],
+      {
+        timeoutMs: 240_000,
+      },
+    );
     expect(r.stderr).toMatch(/cells: \d+ pass, 0 fail/);
     expect(r.code).toBe(0);
     const results = readResults(out);
@@ -51,20 +56,14 @@ describe(`mcpx-conform run --era ${ERA} (multi-round-trip requests) against real
       (f) => f.end === "upstream" && (f.message as any)?.params?.inputResponses,
     );
     expect(retry, "the relay's retry reached the upstream").toBeDefined();
-  });
+  }, 300_000);
 
   it("passes the naive pass-through on round trip and MRTR mechanics but fails it on validation rows", async () => {
     const out = tempDir();
-    const r = await cli([
-      "run",
-      "--target",
-      "targets/broken/naive-passthrough.yaml",
-      "--era",
-      ERA,
-      "--out",
-      out,
-      "--quiet",
-    ]);
+    const r = await cli(
+      ["run", "--target", "targets/broken/naive-passthrough.yaml", "--era", ERA, "--out", out, "--quiet"],
+      { timeoutMs: 240_000 },
+    );
     expect(r.code).toBe(1);
     const results = readResults(out);
     // A raw frame pass-through speaks 2026-07-28 at both ends for free: the MRTR shapes go through untouched.
@@ -92,5 +91,5 @@ describe(`mcpx-conform run --era ${ERA} (multi-round-trip requests) against real
       .join("\n");
     expect(reasons).toMatch(/upstream received a result/);
     expect(reasons).toMatch(/expected no response for the input/);
-  });
+  }, 300_000);
 });
