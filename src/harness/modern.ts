@@ -63,8 +63,10 @@ interface Awaiting {
 export class ModernUpstream implements HarnessUpstream {
   readonly peer: JsonRpcPeer;
   negotiated: string | null = null;
-  /** What the relay declared in `_meta` on its latest request (protocol version and client capabilities). */
-  declared: { protocolVersion?: unknown; clientCapabilities?: unknown } | undefined;
+  /** The client capabilities the relay declared in `_meta` on its latest request (2026-07-28: per request). */
+  declared: unknown;
+  /** The protocol version the relay put in `_meta` on its latest request. */
+  declaredVersion: unknown;
   /** initialize requests the relay sent (each refused with -32022). */
   initializeAttempts = 0;
   readonly strayCalls: unknown[] = [];
@@ -99,12 +101,8 @@ export class ModernUpstream implements HarnessUpstream {
   private noteMeta(params: unknown): void {
     const meta = isObject(params) && isObject(params._meta) ? params._meta : undefined;
     if (!meta) return;
-    if (meta[META_PROTOCOL_VERSION] !== undefined || meta[META_CLIENT_CAPABILITIES] !== undefined) {
-      this.declared = {
-        protocolVersion: meta[META_PROTOCOL_VERSION],
-        clientCapabilities: meta[META_CLIENT_CAPABILITIES],
-      };
-    }
+    if (meta[META_CLIENT_CAPABILITIES] !== undefined) this.declared = meta[META_CLIENT_CAPABILITIES];
+    if (meta[META_PROTOCOL_VERSION] !== undefined) this.declaredVersion = meta[META_PROTOCOL_VERSION];
     if (meta[META_PROTOCOL_VERSION] === MODERN_ERA) this.negotiated = MODERN_ERA;
   }
 

@@ -69,7 +69,8 @@ describe("ModernUpstream and ModernAnswerer (2026-07-28)", () => {
     expect(answerer.asked).toEqual([PARAMS]);
     expect(answerer.answered).toEqual({ result: RESULT });
     expect(upstream.negotiated).toBe("2026-07-28");
-    expect(upstream.declared?.clientCapabilities).toEqual({ sampling: {} });
+    expect(upstream.declared).toEqual({ sampling: {} });
+    expect(upstream.declaredVersion).toBe("2026-07-28");
   });
 
   it("a decline sends no retry; once settled the upstream records the input as withheld", async () => {
