@@ -1,0 +1,268 @@
+import { z } from "zod";
+import { CellSideSchema, EraSchema } from "./register.ts";
+import type { CaseStatus, Cell, Results } from "./results.ts";
+
+/**
+ * The kill matrix (matrix/kill-matrix.yaml): for each deliberately broken relay under targets/broken/, which
+ * cells its defect must fail and which it must still pass. test/kill-matrix.test.ts runs the harness against
+ * every relay listed here and the reference relay, and checks the outcome with `checkRelay`,
+ * `checkReference` and `caseKills` below. It proves the harness can fail what it claims to check: a broken
+ * relay that survives its row, or a corpus case no relay can fail, means a check is missing.
+ */
+
+/** Cells of one run: a register row ("*": every exercised cell), narrowed by era, side and case ids. */
+export const CellSelectorSchema = z
+  .object({
+    row: z.string().regex(/^(\*|sampling-[a-z0-9-]+)$/, "a register row id or *"),
+    era: EraSchema.optional(),
+    side: CellSideSchema.optional(),
+    /** Case ids (of `row`) that must themselves have the expected status, not just their cell. */
+    cases: z.array(z.string().min(1)).min(1).optional(),
+  })
+  .strict();
+export type CellSelector = z.infer<typeof CellSelectorSchema>;
+
+export const BrokenRelaySchema = z
+  .object({
+    name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "a kebab-case name"),
+    /** Target profile, relative to the project root. */
+    target: z.string().min(1),
+    /** The one defect, in a sentence. */
+    defect: z.string().min(1),
+    /** Where the defect was seen (a real relay, mcpx's notes, an SDK). */
+    seenIn: z.string().min(1).optional(),
+    /** Eras to run this relay in; default the matrix's `eras`. */
+    eras: z.array(EraSchema).min(1).optional(),
+    /** Every exercised cell matched must fail (fail or warn; with `cases`, those cases must fail too). */
+    mustFail: z.array(CellSelectorSchema).min(1),
+    /** Every exercised cell matched must pass: the defect stays in its lane (a failure here is a false red). */
+    mustPass: z.array(CellSelectorSchema).default([]),
+  })
+  .strict();
+export type BrokenRelay = z.infer<typeof BrokenRelaySchema>;
+
+export const KillMatrixSchema = z
+  .object({
+    /** Default eras for every relay (kept few: the test runs every relay). */
+    eras: z.array(EraSchema).min(1),
+    /** The known-good relays (e.g. with and without a review surface): every exercised cell must pass. */
+    references: z
+      .array(z.object({ target: z.string().min(1), eras: z.array(EraSchema).min(1).optional() }).strict())
+      .min(1),
+    relays: z.array(BrokenRelaySchema).min(1),
+    /** Corpus cases no broken relay can fail, each with the reason (reported by the test, never silent). */
+    unkillable: z
+      .array(
+        z
+          .object({
+            case: z.string().regex(/^sampling-[a-z0-9-]+\/[a-z0-9][a-z0-9-]*$/, "row/case-id"),
+            why: z.string().min(1),
+          })
+          .strict(),
+      )
+      .default([]),
+  })
+  .strict()
+  .superRefine((m, ctx) => {
+    const seen = new Set<string>();
+    m.relays.forEach((r, i) => {
+      if (seen.has(r.name))
+        ctx.addIssue({ code: "custom", path: ["relays", i, "name"], message: `duplicate relay '${r.name}'` });
+      seen.add(r.name);
+    });
+  });
+export type KillMatrix = z.infer<typeof KillMatrixSchema>;
+
+/** A case status that shows the harness caught something (warn: a SHOULD row reported, not excused). */
+export const isKill = (status: CaseStatus | Cell["status"]): boolean =>
+  status === "fail" || status === "warn";
+
+/** The judge's wording for a case failed only because its era's round trip failed (judge/case.ts). */
+const PREREQUISITE = /^Prerequisite not met/;
+
+export function relayEras(matrix: KillMatrix, relay: Pick<BrokenRelay, "eras">): KillMatrix["eras"] {
+  return relay.eras ?? matrix.eras;
+}
+
+/** One harness run: these eras, these rows (undefined: every row). */
+export interface PlannedRun {
+  eras: KillMatrix["eras"];
+  rows: string[] | undefined;
+}
+
+/** The rows to run in one era: those the selectors for that era name, or undefined (every row) for "*". */
+function rowsFor(selectors: CellSelector[], era: string): string[] | undefined {
+  const applicable = selectors.filter((s) => !s.era || s.era === era);
+  if (applicable.some((s) => s.row === "*")) return undefined;
+  return [...new Set(applicable.map((s) => s.row))].sort();
+}
+
+/** Groups eras that run the same rows into one run each (eras with nothing to check are left out). */
+function groupRuns(
+  perEra: Array<{ era: KillMatrix["eras"][number]; rows: string[] | undefined }>,
+): PlannedRun[] {
+  const groups = new Map<string, PlannedRun>();
+  for (const { era, rows } of perEra) {
+    if (rows && rows.length === 0) continue;
+    const key = JSON.stringify(rows ?? "*");
+    const group = groups.get(key);
+    if (group) group.eras.push(era);
+    else groups.set(key, { eras: [era], rows });
+  }
+  return [...groups.values()];
+}
+
+/**
+ * The harness runs a broken relay needs: per era, only the rows its selectors for that era name (the round
+ * trip always runs too), so a relay whose defect shows in one era's rows does not pay for every row everywhere.
+ */
+export function relayRuns(matrix: KillMatrix, relay: BrokenRelay): PlannedRun[] {
+  const selectors = [...relay.mustFail, ...relay.mustPass];
+  return groupRuns(relayEras(matrix, relay).map((era) => ({ era, rows: rowsFor(selectors, era) })));
+}
+
+/**
+ * The runs a reference relay needs: every era and row the broken relays judged against it run in (`judgedBy`
+ * picks them, e.g. by answerer kind), so each must-pass and must-fail is measured against a passing baseline.
+ */
+export function referenceRuns(
+  matrix: KillMatrix,
+  reference: KillMatrix["references"][number],
+  judgedBy: BrokenRelay[],
+): PlannedRun[] {
+  const eras = reference.eras ?? matrix.eras;
+  const perEra = eras.map((era) => {
+    const sets = judgedBy
+      .filter((r) => relayEras(matrix, r).includes(era))
+      .map((r) => rowsFor([...r.mustFail, ...r.mustPass], era));
+    const rows = sets.some((x) => x === undefined)
+      ? undefined
+      : [...new Set(sets.flatMap((x) => x ?? []))].sort();
+    return { era, rows };
+  });
+  return groupRuns(perEra);
+}
+
+/** Several runs of one relay as one result set (their cells never overlap: each era runs once). */
+export function mergeResults(parts: Results[]): Results {
+  const [first, ...rest] = parts;
+  if (!first) throw new Error("no results to merge");
+  return { ...first, cells: [...first.cells, ...rest.flatMap((r) => r.cells)] };
+}
+
+function describe(sel: CellSelector): string {
+  const parts = [sel.row === "*" ? "every exercised cell" : sel.row];
+  if (sel.side) parts.push(`side ${sel.side}`);
+  if (sel.era) parts.push(`@${sel.era}`);
+  if (sel.cases) parts.push(`cases ${sel.cases.join(", ")}`);
+  return parts.join(" ");
+}
+
+const cellName = (c: Cell) => `${c.row}/${c.side}@${c.era}`;
+
+/** Exercised cells (with at least one case) the selector matches. */
+export function selectCells(results: Results, sel: CellSelector, exclude: CellSelector[] = []): Cell[] {
+  const matches = (s: CellSelector, c: Cell) =>
+    (s.row === "*" || s.row === c.row) && (!s.era || s.era === c.era) && (!s.side || s.side === c.side);
+  return results.cells.filter(
+    (c) => c.cases.length > 0 && matches(sel, c) && !exclude.some((x) => matches(x, c)),
+  );
+}
+
+/** Problems with one broken relay's run: survived rows it must fail, failed rows it must pass. */
+export function checkRelay(relay: BrokenRelay, results: Results): string[] {
+  const problems: string[] = [];
+  for (const sel of relay.mustFail) {
+    const cells = selectCells(results, sel);
+    if (cells.length === 0) {
+      problems.push(
+        `must fail ${describe(sel)}, but no such cell was exercised (stale kill matrix, or the cases are gone)`,
+      );
+      continue;
+    }
+    for (const cell of cells) {
+      if (!isKill(cell.status)) {
+        const why = cell.cases.map((c) => `${c.id}: ${c.status} (${c.reason})`).join("; ");
+        problems.push(`survived ${cellName(cell)}: the cell is ${cell.status} — ${why}`);
+      }
+    }
+    for (const id of sel.cases ?? []) {
+      const found = cells.flatMap((c) => c.cases.filter((k) => k.id === id).map((k) => ({ cell: c, k })));
+      if (found.length === 0) problems.push(`must fail case ${id} in ${describe(sel)}, but it did not run`);
+      for (const { cell, k } of found) {
+        if (!isKill(k.status))
+          problems.push(`survived case ${id} in ${cellName(cell)}: ${k.status} (${k.reason})`);
+      }
+    }
+  }
+  for (const sel of relay.mustPass) {
+    const cells = selectCells(results, sel);
+    if (cells.length === 0) {
+      problems.push(
+        `must pass ${describe(sel)}, but no such cell was exercised (stale kill matrix, or the cases are gone)`,
+      );
+      continue;
+    }
+    for (const cell of cells) {
+      if (cell.status !== "pass") {
+        const why = cell.cases
+          .filter((c) => c.status !== "pass")
+          .map((c) => `${c.id}: ${c.status} (${c.reason})`)
+          .join("; ");
+        problems.push(
+          `false red: ${cellName(cell)} is ${cell.status}, but this defect must not fail it — ${why}`,
+        );
+      }
+    }
+    for (const id of sel.cases ?? []) {
+      const found = cells.flatMap((c) => c.cases.filter((k) => k.id === id));
+      if (found.length === 0) problems.push(`must pass case ${id} in ${describe(sel)}, but it did not run`);
+    }
+  }
+  return problems;
+}
+
+/** Problems with the reference relay's run: any exercised cell that is not a pass. */
+export function checkReference(results: Results): string[] {
+  return results.cells
+    .filter((c) => c.cases.length > 0 && c.status !== "pass")
+    .map(
+      (c) =>
+        `${cellName(c)} is ${c.status}: ${c.cases
+          .filter((k) => k.status !== "pass")
+          .map((k) => `${k.id}: ${k.reason}`)
+          .join("; ")}`,
+    );
+}
+
+/**
+ * Which relays kill each case ("row/id"): the case itself failed (or warned) in some era. A case failed only
+ * through the round-trip prerequisite does not count — otherwise a relay that never relays would "kill"
+ * every case and prove nothing about the case's own check. When the prerequisite verdict hides the case's own
+ * (the judge keeps the case's checks), `ownCheckFailed` looks at them, e.g. in the evidence file.
+ */
+export function caseKills(
+  runs: Map<string, Results>,
+  ownCheckFailed: (relay: string, cell: Cell, kase: Cell["cases"][number]) => boolean = () => false,
+): Map<string, Set<string>> {
+  const kills = new Map<string, Set<string>>();
+  for (const [relay, results] of runs) {
+    for (const cell of results.cells) {
+      for (const k of cell.cases) {
+        if (!isKill(k.status)) continue;
+        if (PREREQUISITE.test(k.reason) && !ownCheckFailed(relay, cell, k)) continue;
+        const key = `${cell.row}/${k.id}`;
+        kills.set(key, (kills.get(key) ?? new Set()).add(relay));
+      }
+    }
+  }
+  return kills;
+}
+
+/** Cells a relay failed that its kill-matrix entry does not mention (informational: collateral kills). */
+export function unlistedFailures(relay: BrokenRelay, results: Results): string[] {
+  const listed = [...relay.mustFail, ...relay.mustPass];
+  return selectCells(results, { row: "*" }, listed)
+    .filter((c) => isKill(c.status))
+    .map(cellName);
+}

@@ -1,0 +1,257 @@
+/**
+ * The kill matrix (matrix/kill-matrix.yaml): runs the real harness (`mcpx-conform run`, a child process per run)
+ * against the reference relays and every deliberately broken relay under targets/broken/, and fails when
+ * - a broken relay survives a cell it must fail (a check is missing or too lax),
+ * - a broken relay fails a cell it must pass (a false red: the judge blames the wrong row),
+ * - a reference relay fails anything it is run on,
+ * - a corpus case is failed by no broken relay (it cannot be shown able to fail) and is not listed `unkillable`.
+ *
+ * Cost: one harness run per relay and era group, two at a time (the machine has 2 cores). Each relay runs only the
+ * rows its kill-matrix entry names, per era; each reference relay runs every era and row the relays judged
+ * against it run (the full reference run is the end-to-end test's). Measured on a 2-core machine: about 2 to 2.5
+ * minutes of wall-clock time for ~35 relays; the beforeAll budget is 6 minutes.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { run } from "../src/cli/run.ts";
+import {
+  type BrokenRelay,
+  caseKills,
+  checkReference,
+  checkRelay,
+  KillMatrixSchema,
+  mergeResults,
+  type PlannedRun,
+  referenceRuns,
+  relayEras,
+  relayRuns,
+  unlistedFailures,
+} from "../src/model/kill-matrix.ts";
+import { loadCases, loadDataFile, loadRegister, loadTarget } from "../src/model/load.ts";
+import { type Results, ResultsSchema } from "../src/model/results.ts";
+import { ROOT, tempDir } from "./helpers/cli.ts";
+
+const MATRIX_FILE = join(ROOT, "matrix/kill-matrix.yaml");
+const matrix = loadDataFile(MATRIX_FILE, KillMatrixSchema);
+const register = loadRegister();
+const corpus = loadCases(register);
+const CONCURRENCY = 2;
+const SEED = "1";
+
+/** The answerer kind of a profile: a broken relay is measured against the reference relay of the same kind. */
+const kindOf = (target: string) => loadTarget(join(ROOT, target)).answerer.kind;
+
+interface Job {
+  /** The relay (or reference:<target>) the run belongs to. */
+  name: string;
+  target: string;
+  run: PlannedRun;
+}
+
+interface Done {
+  job: Job;
+  ms: number;
+  out: string;
+  results?: Results;
+  error?: string;
+}
+
+/**
+ * One `mcpx-conform run`, in this process (the CLI's own function: the harness still starts every relay as a
+ * real process; only the CLI's start-up is saved), its results read back from results.json as a user would.
+ */
+async function runJob(job: Job): Promise<Done> {
+  const out = tempDir(`mcpx-conform-kill-${job.name.replace(/[^a-z0-9-]+/gi, "_")}-`);
+  const t0 = performance.now();
+  try {
+    await run({
+      target: join(ROOT, job.target),
+      era: job.run.eras.join(","),
+      ...(job.run.rows ? { rows: job.run.rows.join(",") } : {}),
+      out,
+      seed: SEED,
+      quiet: true,
+      reporter: "md",
+    });
+  } catch (error) {
+    return {
+      job,
+      ms: Math.round(performance.now() - t0),
+      out,
+      error: error instanceof Error ? error.message : String(error),
+    };
+  }
+  const ms = Math.round(performance.now() - t0);
+  try {
+    return {
+      job,
+      ms,
+      out,
+      results: ResultsSchema.parse(JSON.parse(readFileSync(join(out, "results.json"), "utf8"))),
+    };
+  } catch (error) {
+    return {
+      job,
+      ms,
+      out,
+      error: `unreadable results.json: ${error instanceof Error ? error.message : error}`,
+    };
+  }
+}
+
+/** Runs jobs in order with at most `limit` in flight. */
+async function pool<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+const referenceName = (target: string) => `reference:${target}`;
+const relays = matrix.relays as BrokenRelay[];
+const jobs: Job[] = [
+  ...matrix.references.flatMap((ref) =>
+    referenceRuns(
+      matrix,
+      ref,
+      relays.filter((r) => kindOf(r.target) === kindOf(ref.target)),
+    ).map((run) => ({ name: referenceName(ref.target), target: ref.target, run })),
+  ),
+  ...relays.flatMap((relay) =>
+    relayRuns(matrix, relay).map((run) => ({ name: relay.name, target: relay.target, run })),
+  ),
+];
+const done = new Map<string, Done[]>();
+let wallMs = 0;
+
+function resultsOf(name: string): Results {
+  const parts = done.get(name);
+  if (!parts) throw new Error(`${name} did not run`);
+  const broken = parts.find((p) => !p.results);
+  if (broken) throw new Error(`${name}: the harness run failed: ${broken.error}`);
+  return mergeResults(parts.map((p) => p.results!));
+}
+
+/** Whether the case's own checks failed (not only the round-trip prerequisite), from its evidence file. */
+function ownCheckFailed(relay: string, evidence: string | undefined): boolean {
+  if (!evidence) return false;
+  for (const part of done.get(relay) ?? []) {
+    try {
+      const e = JSON.parse(readFileSync(join(part.out, evidence), "utf8"));
+      return (e.verdict?.checks ?? []).some(
+        (c: { id: string; ok: boolean }) => !c.ok && c.id !== "prerequisite",
+      );
+    } catch {
+      // not this run's evidence
+    }
+  }
+  return false;
+}
+
+describe("kill matrix: every broken relay is caught where it must be, and only there", () => {
+  beforeAll(async () => {
+    const t0 = performance.now();
+    for (const d of await pool(jobs, CONCURRENCY, runJob))
+      done.set(d.job.name, [...(done.get(d.job.name) ?? []), d]);
+    wallMs = Math.round(performance.now() - t0);
+    const lines = [...done.entries()].map(
+      ([name, parts]) =>
+        `  ${name.padEnd(40)} ${parts.map((p) => `${p.job.run.eras.join("+")} ${(p.ms / 1000).toFixed(1)} s`).join(", ")}`,
+    );
+    console.info(
+      `kill matrix: ${jobs.length} harness runs in ${(wallMs / 1000).toFixed(1)} s (concurrency ${CONCURRENCY})\n${lines.join("\n")}`,
+    );
+  }, 360_000);
+
+  it("lists every broken relay profile under targets/broken/, each exactly once", () => {
+    const profiles = readdirSync(join(ROOT, "targets/broken"))
+      .filter((f) => /\.ya?ml$/.test(f))
+      .map((f) => `targets/broken/${f}`)
+      .sort();
+    expect(relays.map((r) => r.target).sort()).toEqual(profiles);
+    expect(relays.length).toBeGreaterThanOrEqual(12);
+    for (const relay of relays) {
+      expect(
+        matrix.references.some((ref) => kindOf(ref.target) === kindOf(relay.target)),
+        `${relay.name} has a reference relay of its answerer kind`,
+      ).toBe(true);
+    }
+  });
+
+  it("names only register rows and corpus cases that exist", () => {
+    const rows = new Set(register.rows.map((r) => r.id));
+    const cases = new Set(corpus.map((c) => `${c.row}/${c.id}`));
+    const problems: string[] = [];
+    for (const relay of relays) {
+      for (const sel of [...relay.mustFail, ...relay.mustPass]) {
+        if (sel.row !== "*" && !rows.has(sel.row)) problems.push(`${relay.name}: unknown row ${sel.row}`);
+        if (sel.era && !relayEras(matrix, relay).includes(sel.era))
+          problems.push(`${relay.name}: ${sel.era} is not run`);
+        for (const id of sel.cases ?? []) {
+          if (sel.row === "*" || !cases.has(`${sel.row}/${id}`))
+            problems.push(`${relay.name}: unknown case ${sel.row}/${id}`);
+        }
+      }
+    }
+    for (const u of matrix.unkillable)
+      if (!cases.has(u.case)) problems.push(`unkillable: unknown case ${u.case}`);
+    expect(problems).toEqual([]);
+  });
+
+  for (const ref of matrix.references) {
+    it(`the reference relay ${ref.target} passes every cell it is run on`, () => {
+      const name = referenceName(ref.target);
+      const results = resultsOf(name);
+      expect(checkReference(results)).toEqual([]);
+      for (const part of done.get(name)!)
+        expect(part.results!.cells.some((c) => c.cases.length > 0)).toBe(true);
+    });
+  }
+
+  for (const relay of relays) {
+    it(`${relay.name}: fails its rows and passes the rest it is held to`, () => {
+      const results = resultsOf(relay.name);
+      expect(checkRelay(relay, results), relay.defect).toEqual([]);
+      const extra = unlistedFailures(relay, results);
+      if (extra.length > 0)
+        console.info(`${relay.name} also fails (not listed in the kill matrix): ${extra.join(", ")}`);
+    });
+  }
+
+  it("every corpus case is failed by at least one broken relay (prerequisite failures do not count)", () => {
+    const all = new Map<string, Results>();
+    for (const relay of relays)
+      if (done.get(relay.name)?.every((p) => p.results)) all.set(relay.name, resultsOf(relay.name));
+    const kills = caseKills(all, (relay, _cell, k) => ownCheckFailed(relay, k.evidence));
+    const unkillable = new Map(matrix.unkillable.map((u) => [u.case, u.why]));
+    const problems: string[] = [];
+    const report: string[] = [];
+    for (const kase of corpus) {
+      const key = `${kase.row}/${kase.id}`;
+      const by = kills.get(key);
+      if (unkillable.has(key)) {
+        if (by)
+          problems.push(
+            `${key} is listed unkillable but ${[...by].join(", ")} killed it: remove it from unkillable`,
+          );
+        else report.push(`${key}: unkillable — ${unkillable.get(key)}`);
+        continue;
+      }
+      if (!by) {
+        const eras = kase.eras ?? register.rows.find((r) => r.id === kase.row)!.eras;
+        problems.push(
+          `${key} (${kase.file}, eras ${eras.join(", ")}) is failed by no broken relay: add a broken relay (or a row or era to one) whose defect it catches, or list it under unkillable in matrix/kill-matrix.yaml with the reason`,
+        );
+      }
+    }
+    if (report.length > 0) console.info(`kill matrix, unkillable cases:\n  ${report.join("\n  ")}`);
+    expect(problems).toEqual([]);
+  });
+});
