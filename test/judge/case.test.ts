@@ -1,0 +1,580 @@
+import { describe, expect, it } from "vitest";
+import { applyPrerequisite, describeOutcome, type JudgeInput, judgeCase } from "../../src/judge/case.ts";
+import type { Expectation } from "../../src/model/case.ts";
+import type { Observation } from "../../src/model/evidence.ts";
+
+const CANARY = "cnry-test-1";
+const sent = { messages: [{ role: "user", content: { type: "text", text: `Hi ${CANARY}` } }], maxTokens: 8 };
+const answer = { role: "assistant", content: { type: "text", text: `Hello ${CANARY}` }, model: "m" };
+
+function obs(over: Partial<Observation> = {}): Observation {
+  return {
+    sent,
+    asked: [sent],
+    answered: { result: answer },
+    upstream: { kind: "result", result: answer },
+    ...over,
+  };
+}
+function judge(expect: Expectation[], o: Observation, over: Partial<JudgeInput> = {}) {
+  return judgeCase({
+    expect,
+    era: "2025-11-25",
+    severity: "failure",
+    observation: o,
+    canary: CANARY,
+    ...over,
+  });
+}
+const failed = (v: { checks: Array<{ id: string; ok: boolean }> }) =>
+  v.checks.filter((c) => !c.ok).map((c) => c.id);
+const ids = (v: { checks: Array<{ id: string }> }) => v.checks.map((c) => c.id);
+
+describe("describeOutcome", () => {
+  it("names each kind of outcome in one phrase", () => {
+    expect(describeOutcome({ kind: "result", result: answer })).toBe(
+      'a result (role "assistant", model "m")',
+    );
+    expect(describeOutcome({ kind: "result", result: { content: {} } })).toBe(
+      "a result (role missing, model missing)",
+    );
+    expect(describeOutcome({ kind: "result", result: null })).toBe("a result (role ?, model ?)");
+    expect(describeOutcome({ kind: "result", result: 7 })).toBe("a result (role ?, model ?)");
+    expect(describeOutcome({ kind: "error", error: { code: -1, message: "no" } })).toBe('error -1 "no"');
+    expect(describeOutcome({ kind: "withheld", detail: "no retry" })).toBe(
+      "no response for the input (no retry)",
+    );
+    expect(describeOutcome({ kind: "timeout", afterMs: 1500 })).toBe("no answer within 1500 ms");
+    expect(describeOutcome({ kind: "broken", detail: "closed" })).toBe("a broken exchange (closed)");
+  });
+
+  it("clips long messages and details", () => {
+    const long = "x".repeat(400);
+    const err = describeOutcome({ kind: "error", error: { code: 1, message: long } });
+    expect(err).toBe(`error 1 ${`"${long}"`.slice(0, 159)}…`);
+    const broken = describeOutcome({ kind: "broken", detail: long });
+    expect(broken).toBe(`a broken exchange (${long.slice(0, 239)}…)`);
+    expect(describeOutcome({ kind: "broken", detail: "y".repeat(240) })).toBe(
+      `a broken exchange (${"y".repeat(240)})`,
+    );
+    expect(describeOutcome({ kind: "error", error: { code: 1, message: "z".repeat(158) } })).toBe(
+      `error 1 "${"z".repeat(158)}"`,
+    );
+  });
+});
+
+describe("judgeCase: delivered", () => {
+  const delivered: Expectation[] = [{ outcome: "delivered" }];
+
+  it("passes when the result and the request arrive unchanged", () => {
+    const v = judge(delivered, obs());
+    expect(v.status).toBe("pass");
+    expect(v.reason).toBe('the upstream received a result (role "assistant", model "m"), as expected');
+    expect(ids(v)).toEqual([
+      "upstream-got-result",
+      "answerer-answered",
+      "result-unchanged",
+      "request-unchanged",
+      "no-cross-talk",
+    ]);
+    expect(v.checks.every((c) => c.ok)).toBe(true);
+    expect(v.checks.map((c) => c.detail)).toEqual([
+      'the upstream received a result (role "assistant", model "m")',
+      "the answerer was asked and answered with a result",
+      "the result reached the upstream unchanged",
+      "the request reached the answerer unchanged",
+      "every request the answerer saw came from this case",
+    ]);
+  });
+
+  it("fails a changed result, naming where it differs; warns instead at warning severity", () => {
+    const o = obs({ upstream: { kind: "result", result: { ...answer, model: "unknown" } } });
+    const v = judge(delivered, o);
+    expect(v.status).toBe("fail");
+    expect(failed(v)).toEqual(["result-unchanged"]);
+    expect(v.reason).toBe(
+      "The result the upstream received differs at /model — expected the answer delivered unchanged",
+    );
+    expect(judge(delivered, o, { severity: "warning" }).status).toBe("warn");
+  });
+
+  it("fails a changed request, a repeated question, and an answer that never came", () => {
+    const changed = { ...sent, maxTokens: 9 };
+    const v = judge(delivered, obs({ asked: [changed] }));
+    expect(failed(v)).toEqual(["request-unchanged"]);
+    expect(v.checks.find((c) => c.id === "request-unchanged")!.detail).toBe(
+      "the request the answerer received differs at /maxTokens",
+    );
+    const twice = judge(delivered, obs({ asked: [sent, sent] }));
+    expect(failed(twice)).toEqual(["asked-once"]);
+    expect(twice.checks.find((c) => c.id === "asked-once")!.detail).toBe(
+      "the answerer was asked 2× for one request",
+    );
+    const none = judge(
+      delivered,
+      obs({
+        asked: [],
+        answered: undefined,
+        upstream: { kind: "error", error: { code: -32602, message: "bad" } },
+      }),
+    );
+    expect(failed(none)).toEqual(["upstream-got-result", "answerer-answered"]);
+    expect(ids(none)).toEqual(["upstream-got-result", "answerer-answered"]);
+    expect(none.checks[1]!.detail).toBe("the answerer never answered with a result");
+    const errored = judge(delivered, obs({ answered: { error: { code: -1, message: "no" } } }));
+    expect(failed(errored)).toEqual(["answerer-answered"]);
+    expect(ids(errored)).not.toContain("result-unchanged");
+  });
+
+  it("reports a request from another case (cross-talk) only when the sent request carries the canary", () => {
+    const foreign = { ...sent, messages: [{ role: "user", content: { type: "text", text: "other case" } }] };
+    const v = judge(delivered, obs({ asked: [foreign] }));
+    expect(failed(v)).toContain("no-cross-talk");
+    expect(v.checks.find((c) => c.id === "no-cross-talk")!.detail).toBe(
+      "the answerer received a request from another case",
+    );
+    const noCanary = { ...sent, messages: [] };
+    expect(ids(judge(delivered, obs({ sent: noCanary, asked: [noCanary] })))).not.toContain("no-cross-talk");
+    expect(
+      ids(
+        judge(
+          [{ outcome: "error" }],
+          obs({ asked: [], upstream: { kind: "error", error: { code: 1, message: "x" } } }),
+        ),
+      ),
+    ).not.toContain("no-cross-talk");
+  });
+
+  it("compares the request with the reviewer's edit when there is one, and the review question with what was sent", () => {
+    const edited = { ...sent, systemPrompt: "be brief" };
+    const reviews: Observation["reviews"] = [
+      { stage: "request", question: { request: sent }, decision: { action: "approve", params: edited } },
+    ];
+    const ok = judge(delivered, obs({ asked: [edited], reviews }));
+    expect(ok.status).toBe("pass");
+    expect(ok.checks.find((c) => c.id === "request-unchanged")!.detail).toBe(
+      "the reviewer's edited request reached the answerer unchanged",
+    );
+    expect(ok.checks.find((c) => c.id === "review-request-unchanged")!.detail).toBe(
+      "the review surface showed the request unchanged",
+    );
+    const ignored = judge(delivered, obs({ asked: [sent], reviews }));
+    expect(failed(ignored)).toEqual(["request-unchanged"]);
+    expect(ignored.checks.find((c) => c.id === "request-unchanged")!.detail).toBe(
+      "the request the answerer received differs at /systemPrompt from the reviewer's edit",
+    );
+    const shownOther = judge(
+      delivered,
+      obs({
+        reviews: [
+          {
+            stage: "request",
+            question: { request: { ...sent, maxTokens: 1 } },
+            decision: { action: "approve" },
+          },
+        ],
+      }),
+    );
+    expect(failed(shownOther)).toEqual(["review-request-unchanged"]);
+    expect(shownOther.checks.find((c) => c.id === "review-request-unchanged")!.detail).toBe(
+      "the review surface showed a request that differs at /maxTokens",
+    );
+  });
+});
+
+describe("judgeCase: error", () => {
+  const err = (code: unknown, message: unknown): Observation["upstream"] => ({
+    kind: "error",
+    error: { code, message },
+  });
+
+  it("checks the code (one or several), the message (case-insensitive regex) and whether the answerer was asked", () => {
+    const o = obs({ asked: [], answered: undefined, upstream: err(-32602, "Invalid PARAMS: maxTokens") });
+    const v = judge([{ outcome: "error", code: -32602, message: "invalid params", asked: false }], o);
+    expect(v.status).toBe("pass");
+    expect(ids(v)).toEqual(["upstream-got-error", "error-code", "error-message", "answerer-not-asked"]);
+    expect(v.checks.map((c) => c.detail)).toEqual([
+      'the upstream received error -32602 "Invalid PARAMS: maxTokens"',
+      "error code -32602 as expected",
+      "the message matches /invalid params/",
+      "the answerer was never asked",
+    ]);
+    expect(judge([{ outcome: "error", code: [-1, -32602] }], o).status).toBe("pass");
+    const wrong = judge([{ outcome: "error", code: [-1, -32603], message: "^x" }], o);
+    expect(failed(wrong)).toEqual(["error-code", "error-message"]);
+    expect(wrong.reason).toBe(
+      'Error code -32602, expected -1 or -32603; the message "Invalid PARAMS: maxTokens" does not match /^x/ — expected error -1 or -32603 matching /^x/',
+    );
+  });
+
+  it("does not accept a non-string message or a result", () => {
+    const v = judge([{ outcome: "error", message: "." }], obs({ upstream: err(-1, 42) }));
+    expect(failed(v)).toEqual(["error-message"]);
+    const r = judge([{ outcome: "error", code: -1, message: "x" }], obs());
+    expect(ids(r)).toEqual(["upstream-got-error", "no-cross-talk"]);
+    expect(failed(r)).toEqual(["upstream-got-error"]);
+    expect(r.reason).toBe(
+      'The upstream received a result (role "assistant", model "m") — expected error -1 matching /x/',
+    );
+  });
+
+  it("fails a refusal that asked first, and a decline nobody was asked about", () => {
+    const asked = judge([{ outcome: "error", asked: false }], obs({ upstream: err(-32602, "bad") }));
+    expect(failed(asked)).toEqual(["answerer-not-asked"]);
+    expect(asked.checks.find((c) => c.id === "answerer-not-asked")!.detail).toBe(
+      "the answerer was asked 1× about a request that had to be refused first",
+    );
+    expect(asked.reason).toMatch(/ — expected error \(any code\), without asking the answerer$/);
+    const notAsked = judge([{ outcome: "error", asked: true }], obs({ asked: [], upstream: err(-1, "no") }));
+    expect(failed(notAsked)).toEqual(["answerer-asked"]);
+    expect(notAsked.checks.find((c) => c.id === "answerer-asked")!.detail).toBe(
+      "the answerer was never asked",
+    );
+    expect(notAsked.reason).toBe(
+      "The answerer was never asked — expected error (any code), after asking the answerer",
+    );
+    const yes = judge([{ outcome: "error", asked: true }], obs({ upstream: err(-1, "no") }));
+    expect(yes.checks.find((c) => c.id === "answerer-asked")!.detail).toBe("the answerer was asked (1×)");
+  });
+
+  it("counts a question shown at the review surface as asking", () => {
+    const reviews: Observation["reviews"] = [
+      { stage: "request", question: {}, decision: { action: "decline" } },
+    ];
+    const v = judge(
+      [{ outcome: "error", asked: false }],
+      obs({ asked: [], reviews, upstream: err(-1, "no") }),
+    );
+    expect(failed(v)).toEqual(["answerer-not-asked"]);
+    const responseOnly: Observation["reviews"] = [
+      { stage: "response", question: {}, decision: { action: "approve" } },
+    ];
+    expect(
+      judge(
+        [{ outcome: "error", asked: false }],
+        obs({ asked: [], reviews: responseOnly, upstream: err(-1, "no") }),
+      ).status,
+    ).toBe("pass");
+  });
+});
+
+describe("judgeCase: withheld, alternatives and eras", () => {
+  it("passes a withheld input and fails anything else", () => {
+    const w = judge(
+      [{ outcome: "withheld", asked: true }],
+      obs({ upstream: { kind: "withheld", detail: "no retry" } }),
+    );
+    expect(w.status).toBe("pass");
+    expect(ids(w)).toEqual(["upstream-withheld", "answerer-asked", "no-cross-talk"]);
+    const r = judge([{ outcome: "withheld" }], obs());
+    expect(failed(r)).toEqual(["upstream-withheld"]);
+    expect(r.reason).toBe(
+      'The upstream received a result (role "assistant", model "m") — expected no response for the input',
+    );
+    expect(judge([{ outcome: "withheld", asked: false }], obs()).reason).toMatch(
+      /expected no response for the input, without asking the answerer$/,
+    );
+  });
+
+  it("passes when any applicable expectation holds, and reports the closest one otherwise", () => {
+    const o = obs({ asked: [], answered: undefined, upstream: { kind: "withheld", detail: "none" } });
+    const v = judge(
+      [
+        { outcome: "error", code: -32602, eras: ["2025-11-25"] },
+        { outcome: "withheld", eras: ["2026-07-28"] },
+      ],
+      o,
+      {
+        era: "2026-07-28",
+      },
+    );
+    expect(v.status).toBe("pass");
+    const both = judge(
+      [{ outcome: "delivered" }, { outcome: "error", code: -1, asked: true }],
+      obs({ upstream: { kind: "timeout", afterMs: 5 } }),
+    );
+    expect(both.status).toBe("fail");
+    // delivered fails 1 check (upstream-got-result); the error fails 1 too; the first closest one is kept.
+    expect(failed(both)).toEqual(["upstream-got-result"]);
+    expect(both.reason).toBe(
+      "The upstream received no answer within 5 ms — expected the answer delivered unchanged, or error -1, after asking the answerer",
+    );
+    const closer = judge(
+      [{ outcome: "error", code: -1, message: "x", asked: false }, { outcome: "error" }],
+      obs({ upstream: { kind: "broken", detail: "d" } }),
+    );
+    expect(failed(closer)).toEqual(["upstream-got-error"]);
+    expect(closer.checks).toHaveLength(2);
+  });
+
+  it("is an error when no expectation applies to the era", () => {
+    const v = judge([{ outcome: "delivered", eras: ["2024-11-05"] }], obs());
+    expect(v).toEqual({
+      status: "error",
+      reason: "the case states no expected outcome for 2025-11-25",
+      checks: [],
+    });
+  });
+});
+
+describe("judgeCase: extra checks", () => {
+  const err: Observation["upstream"] = { kind: "error", error: { code: -1, message: "no" } };
+
+  it("askedWithout: the answerer never saw the pointer", () => {
+    const withTools = { ...sent, tools: [] };
+    const v = judge(
+      [{ outcome: "delivered", askedWithout: ["/tools"] }],
+      obs({ sent: withTools, asked: [withTools] }),
+    );
+    expect(failed(v)).toEqual(["asked-without"]);
+    expect(v.checks.find((c) => c.id === "asked-without")!.detail).toBe(
+      "the answerer was shown /tools (1×), which it must not receive",
+    );
+    const ok = judge([{ outcome: "delivered", askedWithout: ["/tools"] }], obs());
+    expect(ok.checks.find((c) => c.id === "asked-without")).toEqual({
+      id: "asked-without",
+      ok: true,
+      detail: "the answerer was never shown /tools",
+    });
+  });
+
+  it("declaredUpstream: what the relay declared, present or absent as expected", () => {
+    const e: Expectation = {
+      outcome: "delivered",
+      declaredUpstream: { "/sampling": true, "/sampling/tools": false },
+    };
+    const good = judge([e], obs({ declared: { sampling: {} } }));
+    expect(good.status).toBe("pass");
+    expect(good.checks.filter((c) => c.id === "declared-upstream").map((c) => c.detail)).toEqual([
+      "the relay declared /sampling to the upstream",
+      "the relay did not declare /sampling/tools to the upstream",
+    ]);
+    const bad = judge([e], obs({ declared: { sampling: { tools: {} } } }));
+    expect(bad.checks.filter((c) => !c.ok).map((c) => c.detail)).toEqual([
+      "the relay declared /sampling/tools to the upstream (expected absent)",
+    ]);
+    const missing = judge([e], obs({ declared: {} }));
+    expect(missing.checks.filter((c) => !c.ok).map((c) => c.detail)).toEqual([
+      "the relay did not declare /sampling to the upstream (expected present)",
+    ]);
+    const none = judge([e], obs());
+    expect(none.checks.filter((c) => c.id === "declared-upstream").map((c) => [c.ok, c.detail])).toEqual([
+      [false, "the relay declared no capabilities to the upstream (expected /sampling present)"],
+      [true, "the relay declared no capabilities to the upstream (expected /sampling/tools absent)"],
+    ]);
+  });
+
+  it("modelAsked and modelGotEdit: the model behind a review", () => {
+    const denied = judge([{ outcome: "error", modelAsked: false }], obs({ upstream: err }));
+    expect(failed(denied)).toEqual(["model-asked"]);
+    expect(denied.checks.find((c) => c.id === "model-asked")!.detail).toBe(
+      "the model downstream was asked (1×), though the reviewer had not approved",
+    );
+    const fine = judge([{ outcome: "error", modelAsked: false }], obs({ asked: [], upstream: err }));
+    expect(fine.checks.find((c) => c.id === "model-asked")).toEqual({
+      id: "model-asked",
+      ok: true,
+      detail: "the model downstream was never asked",
+    });
+    const should = judge([{ outcome: "error", modelAsked: true }], obs({ asked: [], upstream: err }));
+    expect(should.checks.find((c) => c.id === "model-asked")!.detail).toBe(
+      "the model downstream was never asked, though it should have been",
+    );
+    expect(
+      judge([{ outcome: "error", modelAsked: true }], obs({ upstream: err })).checks.find(
+        (c) => c.id === "model-asked",
+      ),
+    ).toEqual({
+      id: "model-asked",
+      ok: true,
+      detail: "the model downstream was asked (1×)",
+    });
+
+    const edited = { ...sent, maxTokens: 2 };
+    const approve: Observation["reviews"] = [
+      { stage: "request", question: { request: sent }, decision: { action: "approve", params: edited } },
+    ];
+    const detail = (o: Observation) =>
+      judge([{ outcome: "error", modelGotEdit: true }], o).checks.find((c) => c.id === "model-got-edit")!;
+    expect(detail(obs({ asked: [edited], reviews: approve, upstream: err }))).toEqual({
+      id: "model-got-edit",
+      ok: true,
+      detail: "the model was asked with the reviewer's edited request",
+    });
+    expect(detail(obs({ asked: [sent], reviews: approve, upstream: err }))).toMatchObject({
+      ok: false,
+      detail: "the model was asked with a request other than the reviewer's edit",
+    });
+    expect(detail(obs({ asked: [], reviews: approve, upstream: err }))).toMatchObject({
+      ok: false,
+      detail: "the model was never asked after the reviewer's edit",
+    });
+    expect(detail(obs({ upstream: err }))).toMatchObject({
+      ok: false,
+      detail: "the reviewer made no edit (the case must script one)",
+    });
+    const declinedEdit: Observation["reviews"] = [
+      { stage: "request", question: {}, decision: { action: "decline", params: edited } },
+    ];
+    expect(detail(obs({ asked: [edited], reviews: declinedEdit, upstream: err })).ok).toBe(false);
+  });
+
+  it("reviewed: each stage was shown with the server, the messages, the system prompt and the result skeleton or response", () => {
+    const withPrompt = { ...sent, systemPrompt: `sys ${CANARY}` };
+    const question = {
+      server: { name: "upstream" },
+      request: withPrompt,
+      show: withPrompt,
+      resultSkeleton: { role: "assistant", content: {}, model: "" },
+    };
+    const reviews = (
+      q: Record<string, unknown>,
+      response?: Record<string, unknown>,
+    ): Observation["reviews"] => [
+      { stage: "request", question: q, decision: { action: "approve" } },
+      ...(response
+        ? [{ stage: "response" as const, question: response, decision: { action: "approve" } }]
+        : []),
+    ];
+    const e: Expectation = { outcome: "delivered", reviewed: ["request", "response"] };
+    const base = { sent: withPrompt, asked: [withPrompt] };
+    const response = { server: { name: "upstream" }, show: withPrompt, response: answer };
+    const ok = judge(
+      [e],
+      obs({ ...base, reviews: reviews(question, response), modelAnswered: { result: answer } }),
+    );
+    expect(ok.status).toBe("pass");
+    expect(
+      ok.checks
+        .filter((c) => c.id.startsWith("review-") && c.id !== "review-request-unchanged")
+        .map((c) => c.detail),
+    ).toEqual([
+      "the review surface showed the request with the server, system prompt, messages and a result skeleton",
+      "the review surface showed the response with the server, system prompt, messages and the model's response",
+    ]);
+
+    const detailOf = (o: Observation, id: string) => judge([e], o).checks.find((c) => c.id === id)!;
+    expect(detailOf(obs({ ...base, reviews: [] }), "review-request")).toEqual({
+      id: "review-request",
+      ok: false,
+      detail: "the review surface never showed the request",
+    });
+    expect(detailOf(obs({ ...base, reviews: reviews(question) }), "review-response").detail).toBe(
+      "the review surface never showed the response",
+    );
+    const hidden = {
+      ...question,
+      server: { name: "" },
+      show: { messages: [], systemPrompt: "other" },
+      resultSkeleton: { role: "x" },
+    };
+    expect(detailOf(obs({ ...base, reviews: reviews(hidden) }), "review-request").detail).toBe(
+      "the review surface showed the request without which server asks, every message unchanged, the system prompt, a CreateMessageResult skeleton",
+    );
+    const noServer = { ...question, server: undefined, show: { messages: withPrompt.messages } };
+    expect(detailOf(obs({ ...base, reviews: reviews(noServer) }), "review-request").detail).toBe(
+      "the review surface showed the request without which server asks, the system prompt",
+    );
+    const noPrompts = judge(
+      [{ outcome: "delivered", reviewed: ["request"] }],
+      obs({ reviews: reviews({ ...question, show: sent }) }),
+    );
+    expect(noPrompts.checks.find((c) => c.id === "review-request")!.ok).toBe(true);
+    for (const skeleton of [
+      { content: {}, model: "" },
+      { role: "a", model: "" },
+      { role: "a", content: {} },
+      undefined,
+    ]) {
+      expect(
+        detailOf(
+          obs({ ...base, reviews: reviews({ ...question, resultSkeleton: skeleton }) }),
+          "review-request",
+        ).detail,
+      ).toBe("the review surface showed the request without a CreateMessageResult skeleton");
+    }
+    const otherResponse = { ...response, response: { ...answer, model: "x" } };
+    expect(
+      detailOf(
+        obs({ ...base, reviews: reviews(question, otherResponse), modelAnswered: { result: answer } }),
+        "review-response",
+      ).detail,
+    ).toBe("the review surface showed the response without the model's response unchanged");
+    expect(detailOf(obs({ ...base, reviews: reviews(question, response) }), "review-response").detail).toBe(
+      "the review surface showed the response without the model's response unchanged",
+    );
+    // The response question shows the request as edited, when the reviewer edited it.
+    const edited = { ...withPrompt, systemPrompt: "edited" };
+    const editReviews: Observation["reviews"] = [
+      { stage: "request", question, decision: { action: "approve", params: edited } },
+      { stage: "response", question: { ...response, show: edited }, decision: { action: "approve" } },
+    ];
+    expect(
+      detailOf(
+        obs({ ...base, asked: [edited], reviews: editReviews, modelAnswered: { result: answer } }),
+        "review-response",
+      ).ok,
+    ).toBe(true);
+  });
+
+  it("bystanders: no other session was asked", () => {
+    const ok = judge(
+      [{ outcome: "delivered" }],
+      obs({
+        bystanders: [
+          { session: "B", asked: [] },
+          { session: "C", asked: [] },
+        ],
+      }),
+    );
+    expect(ok.checks.find((c) => c.id === "only-the-asker-asked")).toEqual({
+      id: "only-the-asker-asked",
+      ok: true,
+      detail: "no other downstream session (B, C) was asked",
+    });
+    const leaked = judge(
+      [{ outcome: "delivered" }],
+      obs({
+        bystanders: [
+          { session: "B", asked: [sent, sent] },
+          { session: "C", asked: [] },
+        ],
+      }),
+    );
+    expect(failed(leaked)).toEqual(["only-the-asker-asked"]);
+    expect(leaked.checks.find((c) => c.id === "only-the-asker-asked")!.detail).toBe(
+      "the sampling request also reached session B (2×), whose requests did not cause it",
+    );
+    expect(ids(judge([{ outcome: "delivered" }], obs()))).not.toContain("only-the-asker-asked");
+  });
+});
+
+describe("applyPrerequisite", () => {
+  const verdict = (status: "pass" | "fail" | "warn" | "error") => ({
+    status,
+    reason: "r",
+    checks: [{ id: "x", ok: true, detail: "d" }],
+  });
+
+  it("leaves verdicts alone when the prerequisite is met, and failures and errors always", () => {
+    const met = { met: true, what: "" };
+    const unmet = { met: false, what: "no round trip" };
+    expect(applyPrerequisite(verdict("pass"), met)).toEqual(verdict("pass"));
+    expect(applyPrerequisite(verdict("fail"), unmet)).toEqual(verdict("fail"));
+    expect(applyPrerequisite(verdict("error"), unmet)).toEqual(verdict("error"));
+  });
+
+  it("turns a pass or a warning into a failure that says why, keeping the case's own checks", () => {
+    const unmet = { met: false, what: "no round trip" };
+    expect(applyPrerequisite(verdict("pass"), unmet)).toEqual({
+      status: "fail",
+      reason:
+        "Prerequisite not met: no round trip, so this case proves nothing (it would otherwise have been pass)",
+      checks: [
+        { id: "x", ok: true, detail: "d" },
+        { id: "prerequisite", ok: false, detail: "no round trip" },
+      ],
+    });
+    expect(applyPrerequisite(verdict("warn"), unmet).reason).toMatch(/would otherwise have been warn\)$/);
+  });
+});

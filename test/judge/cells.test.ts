@@ -1,0 +1,125 @@
+import { describe, expect, it } from "vitest";
+import { buildCells, caseSide, cellStatus, type JudgedCase, summarize } from "../../src/judge/cells.ts";
+import type { Register, RegisterRow } from "../../src/model/register.ts";
+import type { CaseResult } from "../../src/model/results.ts";
+
+const row = (over: Partial<RegisterRow> & Pick<RegisterRow, "id" | "side">): RegisterRow => ({
+  title: "t",
+  level: "MUST",
+  eras: ["2024-11-05", "2025-11-25"],
+  quote: "q",
+  url: "https://example.com/",
+  ...over,
+});
+const result = (id: string, status: CaseResult["status"]): CaseResult => ({
+  id,
+  status,
+  reason: `${id} ${status}`,
+});
+
+describe("caseSide", () => {
+  it("uses the case's own side, else the row's; a both-sided row defaults to client", () => {
+    expect(caseSide(row({ id: "sampling-a", side: "server" }), undefined)).toBe("server");
+    expect(caseSide(row({ id: "sampling-a", side: "intermediary" }), undefined)).toBe("intermediary");
+    expect(caseSide(row({ id: "sampling-a", side: "both" }), undefined)).toBe("client");
+    expect(caseSide(row({ id: "sampling-a", side: "both" }), "server")).toBe("server");
+    expect(caseSide(row({ id: "sampling-a", side: "client" }), "server")).toBe("server");
+  });
+});
+
+describe("cellStatus", () => {
+  it("lets the worst case win: fail > error > warn > pass, skips only when nothing else ran", () => {
+    expect(cellStatus([result("a", "pass"), result("b", "fail"), result("c", "error")])).toBe("fail");
+    expect(cellStatus([result("a", "pass"), result("c", "error"), result("d", "warn")])).toBe("error");
+    expect(cellStatus([result("a", "pass"), result("d", "warn")])).toBe("warn");
+    expect(cellStatus([result("a", "pass"), result("s", "skip")])).toBe("pass");
+    expect(cellStatus([result("s", "skip")])).toBe("not-run");
+    expect(cellStatus([])).toBe("not-run");
+  });
+});
+
+describe("buildCells", () => {
+  const register: Register = {
+    rows: [
+      row({ id: "sampling-one", side: "intermediary" }),
+      row({ id: "sampling-both", side: "both", eras: ["2025-11-25"] }),
+      row({ id: "sampling-na", side: "client", na: "not for relays" }),
+      row({ id: "sampling-empty", side: "server" }),
+    ],
+  };
+  const judged: JudgedCase[] = [
+    { row: "sampling-one", era: "2024-11-05", side: "intermediary", result: result("x", "pass") },
+    { row: "sampling-one", era: "2025-11-25", side: "intermediary", result: result("x", "fail") },
+    { row: "sampling-one", era: "2025-11-25", side: "intermediary", result: result("y", "pass") },
+    { row: "sampling-both", era: "2025-11-25", side: "server", result: result("z", "warn") },
+    // Judged cases of other eras or sides never leak into a cell.
+    { row: "sampling-one", era: "2026-07-28", side: "intermediary", result: result("w", "fail") },
+  ];
+
+  it("makes one cell per row × selected era × side with its cases and status", () => {
+    const cells = buildCells(register, judged, ["2024-11-05", "2025-11-25"]);
+    expect(cells.map((c) => `${c.row}@${c.era}/${c.side}:${c.status}`)).toEqual([
+      "sampling-one@2024-11-05/intermediary:pass",
+      "sampling-one@2025-11-25/intermediary:fail",
+      "sampling-both@2025-11-25/client:not-run",
+      "sampling-both@2025-11-25/server:warn",
+      "sampling-na@2024-11-05/client:n/a",
+      "sampling-na@2025-11-25/client:n/a",
+      "sampling-empty@2024-11-05/server:not-run",
+      "sampling-empty@2025-11-25/server:not-run",
+    ]);
+    const one = cells.find((c) => c.row === "sampling-one" && c.era === "2025-11-25")!;
+    expect(one.cases.map((c) => c.id)).toEqual(["x", "y"]);
+    expect(one.note).toBeUndefined();
+    expect(cells.find((c) => c.row === "sampling-na")!).toMatchObject({ note: "not for relays", cases: [] });
+    expect(cells.find((c) => c.row === "sampling-empty")!.note).toBe(
+      "no case in the corpus exercises this cell",
+    );
+  });
+
+  it("keeps only the selected eras and rows", () => {
+    const cells = buildCells(register, judged, ["2025-11-25"], {}, new Set(["sampling-one"]));
+    expect(cells.map((c) => `${c.row}@${c.era}`)).toEqual(["sampling-one@2025-11-25"]);
+    expect(buildCells(register, judged, [])).toEqual([]);
+  });
+
+  it("says why a cell did not run: the row's reason before the era's before the default", () => {
+    const cells = buildCells(
+      register,
+      [],
+      ["2024-11-05", "2025-11-25"],
+      { "2024-11-05": "era not driven" },
+      undefined,
+      { "sampling-both": "needs two sessions" },
+    );
+    const note = (id: string, era: string, side?: string) =>
+      cells.find((c) => c.row === id && c.era === era && (!side || c.side === side))!.note;
+    expect(note("sampling-empty", "2024-11-05")).toBe("era not driven");
+    expect(note("sampling-empty", "2025-11-25")).toBe("no case in the corpus exercises this cell");
+    expect(note("sampling-both", "2025-11-25", "server")).toBe("needs two sessions");
+    expect(note("sampling-na", "2024-11-05")).toBe("not for relays");
+  });
+});
+
+describe("summarize", () => {
+  it("counts cells by status, with every usual status present", () => {
+    expect(summarize([])).toEqual({ pass: 0, fail: 0, warn: 0, error: 0, "not-run": 0, "n/a": 0 });
+    const cells = buildCells(
+      {
+        rows: [
+          row({ id: "sampling-one", side: "client" }),
+          row({ id: "sampling-na", side: "client", na: "x" }),
+        ],
+      },
+      [{ row: "sampling-one", era: "2024-11-05", side: "client", result: result("a", "pass") }],
+      ["2024-11-05", "2025-11-25"],
+    );
+    expect(summarize(cells)).toEqual({ pass: 1, fail: 0, warn: 0, error: 0, "not-run": 1, "n/a": 2 });
+    expect(
+      summarize([{ row: "r", era: "2024-11-05", side: "client", status: "partial", cases: [] }]),
+    ).toMatchObject({
+      partial: 1,
+      pass: 0,
+    });
+  });
+});

@@ -1,0 +1,181 @@
+import { describe, expect, it } from "vitest";
+import type { CaseRun } from "../../src/harness/controller.ts";
+import { evidenceFor, judgeRuns, ROUNDTRIP_ROW } from "../../src/judge/judge-runs.ts";
+import type { LoadedCase } from "../../src/model/load.ts";
+import type { Register } from "../../src/model/register.ts";
+import type { Era } from "../../src/validator/eras.ts";
+
+const register: Register = {
+  rows: [
+    {
+      id: ROUNDTRIP_ROW,
+      title: "rt",
+      side: "intermediary",
+      level: "MUST",
+      eras: ["2024-11-05", "2025-11-25"],
+      quote: "q",
+      url: "https://e.com/",
+    },
+    {
+      id: "sampling-must",
+      title: "m",
+      side: "both",
+      level: "MUST",
+      eras: ["2024-11-05", "2025-11-25"],
+      quote: "q2",
+      url: "https://e.com/2",
+    },
+    {
+      id: "sampling-should",
+      title: "s",
+      side: "client",
+      level: "SHOULD",
+      eras: ["2024-11-05", "2025-11-25"],
+      quote: "q3",
+      url: "https://e.com/3",
+    },
+  ],
+};
+const answer = { role: "assistant", content: { type: "text", text: "x" }, model: "m" };
+
+function caseRun(
+  row: string,
+  era: Era,
+  ok: boolean,
+  over: Partial<CaseRun> = {},
+  kase: Partial<LoadedCase> = {},
+): CaseRun {
+  const expect: LoadedCase["expect"] = [{ outcome: "delivered" }];
+  return {
+    kase: {
+      id: `${row}-case`,
+      row,
+      title: "t",
+      why: "w",
+      request: {},
+      answer: { action: "accept", result: answer },
+      expect,
+      file: "cases/x.yaml",
+      ...kase,
+    },
+    era,
+    canary: "c",
+    expect,
+    startedAt: "2026-01-01T00:00:00Z",
+    durationMs: 3,
+    observation: {
+      sent: {},
+      asked: [{}],
+      answered: { result: answer },
+      upstream: ok
+        ? { kind: "result", result: answer }
+        : { kind: "error", error: { code: -32603, message: "no" } },
+    },
+    frames: [],
+    negotiated: { upstream: era, downstream: era },
+    ...over,
+  };
+}
+
+describe("judgeRuns", () => {
+  it("judges each run with its row's severity, and passes when the era's round trip passed", () => {
+    const judged = judgeRuns(register, [
+      caseRun(ROUNDTRIP_ROW, "2025-11-25", true),
+      caseRun("sampling-must", "2025-11-25", true),
+    ]);
+    expect(judged.map((j) => j.verdict.status)).toEqual(["pass", "pass"]);
+    expect(judged[1]!.row.id).toBe("sampling-must");
+  });
+
+  it("fails MUST rows and warns SHOULD rows, or as the case says", () => {
+    const judged = judgeRuns(register, [
+      caseRun(ROUNDTRIP_ROW, "2025-11-25", true),
+      caseRun("sampling-must", "2025-11-25", false),
+      caseRun("sampling-should", "2025-11-25", false),
+      caseRun("sampling-should", "2025-11-25", false, {}, { severity: "failure" }),
+    ]);
+    expect(judged.map((j) => j.verdict.status)).toEqual(["pass", "fail", "warn", "fail"]);
+  });
+
+  it("withholds credit per era when the round trip failed or did not run, naming the failed case", () => {
+    const judged = judgeRuns(register, [
+      caseRun(ROUNDTRIP_ROW, "2024-11-05", false),
+      caseRun("sampling-must", "2024-11-05", true),
+      caseRun(ROUNDTRIP_ROW, "2025-11-25", true),
+      caseRun("sampling-must", "2025-11-25", true),
+    ]);
+    expect(judged.map((j) => `${j.run.era}:${j.verdict.status}`)).toEqual([
+      "2024-11-05:fail",
+      "2024-11-05:fail",
+      "2025-11-25:pass",
+      "2025-11-25:pass",
+    ]);
+    expect(judged[1]!.verdict.reason).toMatch(
+      /^Prerequisite not met: the relay did not complete a valid sampling round trip in 2024-11-05 \(sampling-relay-roundtrip-case: The upstream received error -32603/,
+    );
+    // The round-trip case keeps its own verdict.
+    expect(judged[0]!.verdict.reason).not.toMatch(/^Prerequisite/);
+    const alone = judgeRuns(register, [caseRun("sampling-must", "2025-11-25", true)]);
+    expect(alone[0]!.verdict.status).toBe("fail");
+    expect(alone[0]!.verdict.reason).toBe(
+      "Prerequisite not met: no sampling-relay-roundtrip case ran in 2025-11-25, so this case proves nothing (it would otherwise have been pass)",
+    );
+  });
+
+  it("reports a harness failure as an error, never as the relay's fault", () => {
+    const judged = judgeRuns(register, [
+      caseRun(ROUNDTRIP_ROW, "2025-11-25", true),
+      caseRun("sampling-must", "2025-11-25", true, { harnessError: "relay would not start" }),
+    ]);
+    expect(judged[1]!.verdict).toEqual({
+      status: "error",
+      reason: "Harness failure: relay would not start",
+      checks: [],
+    });
+    const rt = judgeRuns(register, [
+      caseRun(ROUNDTRIP_ROW, "2025-11-25", true, { harnessError: "boom" }),
+      caseRun("sampling-must", "2025-11-25", true),
+    ]);
+    expect(rt.map((j) => j.verdict.status)).toEqual(["error", "fail"]);
+  });
+});
+
+describe("evidenceFor", () => {
+  it("records the case (with its definition, no file path inside it), the rule, the verdict and the wire", () => {
+    const [j] = judgeRuns(register, [
+      caseRun(ROUNDTRIP_ROW, "2025-11-25", true, { relayLog: "stderr tail" }),
+    ]);
+    const meta = { tool: { name: "mcpx-conform", version: "1.2.3" }, target: { name: "t" }, seed: 9 };
+    const e = evidenceFor(j!, meta) as any;
+    expect(e).toMatchObject({
+      schema: "mcpx-conform/evidence@1",
+      tool: meta.tool,
+      target: meta.target,
+      seed: 9,
+      era: "2025-11-25",
+      canary: "c",
+      case: {
+        id: "sampling-relay-roundtrip-case",
+        row: ROUNDTRIP_ROW,
+        title: "t",
+        why: "w",
+        side: "intermediary",
+        file: "cases/x.yaml",
+      },
+      rule: { quote: "q", url: "https://e.com/", level: "MUST" },
+      negotiated: { upstream: "2025-11-25", downstream: "2025-11-25" },
+      startedAt: "2026-01-01T00:00:00Z",
+      durationMs: 3,
+      frames: [],
+      verdict: { status: "pass" },
+      relayLog: "stderr tail",
+    });
+    expect(e.case.definition).toMatchObject({ id: "sampling-relay-roundtrip-case", row: ROUNDTRIP_ROW });
+    expect(e.case.definition).not.toHaveProperty("file");
+    expect(e.observation.upstream.kind).toBe("result");
+    const [k] = judgeRuns(register, [caseRun("sampling-must", "2025-11-25", true, {}, { side: "server" })]);
+    const e2 = evidenceFor(k!, meta) as any;
+    expect(e2.case.side).toBe("server");
+    expect(e2).not.toHaveProperty("relayLog");
+  });
+});
