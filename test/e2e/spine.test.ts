@@ -4,17 +4,7 @@ import { describe, expect, it } from "vitest";
 import { EvidenceSchema } from "../../src/model/evidence.ts";
 import { type Results, ResultsSchema } from "../../src/model/results.ts";
 import { cli, tempDir } from "../helpers/cli.ts";
-
-/** The seven rows (eight cells: validation has both sides) of darwin-nix#256. */
-const ISSUE_256_ROWS = [
-  "sampling-human-in-loop-can-deny",
-  "sampling-app-review-ui",
-  "sampling-app-view-edit-prompts",
-  "sampling-app-review-responses",
-  "sampling-client-user-approval-controls",
-  "sampling-both-validate-message-content",
-  "sampling-client-errors-user-rejected-and-tool-shape",
-];
+import { ISSUE_256_ROWS } from "../helpers/issue-256.ts";
 
 function readResults(dir: string): Results {
   return ResultsSchema.parse(JSON.parse(readFileSync(join(dir, "results.json"), "utf8")));

@@ -14,6 +14,7 @@ import { InputError } from "../../src/model/errors.ts";
 import { loadRegister } from "../../src/model/load.ts";
 import type { Results } from "../../src/model/results.ts";
 import { tempDir } from "../helpers/cli.ts";
+import { ISSUE_256_ROWS } from "../helpers/issue-256.ts";
 import { FAIL_RESULTS, FIXTURE_REGISTER, fixture, loadFixtureRegister, PASS_RESULTS } from "./helpers.ts";
 
 const register = loadFixtureRegister();
@@ -42,16 +43,7 @@ describe("tracking issue registry", () => {
         for (const era of ref.eras ?? []) expect(row!.eras, `${bullet.id}: ${ref.row}@${era}`).toContain(era);
       }
     const named = new Set(issue.bullets.flatMap((b) => b.rows.map((r) => r.row)));
-    for (const id of [
-      "sampling-human-in-loop-can-deny",
-      "sampling-app-review-ui",
-      "sampling-app-view-edit-prompts",
-      "sampling-app-review-responses",
-      "sampling-client-user-approval-controls",
-      "sampling-both-validate-message-content",
-      "sampling-client-errors-user-rejected-and-tool-shape",
-    ])
-      expect(named.has(id), id).toBe(true);
+    for (const id of ISSUE_256_ROWS) expect(named.has(id), id).toBe(true);
   });
 
   it("picks a file by --issue, defaults to the first, and names files after their issue", () => {

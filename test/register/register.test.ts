@@ -11,6 +11,7 @@ import {
 } from "../../src/model/register-check.ts";
 import { ERAS } from "../../src/validator/eras.ts";
 import { tempDir } from "../helpers/cli.ts";
+import { ISSUE_256_ROWS } from "../helpers/issue-256.ts";
 
 const register = loadRegister();
 const byId = new Map(register.rows.map((r) => [r.id, r]));
@@ -87,15 +88,7 @@ for (const id of MCPX_IDS.filter(
 ))
   MCPX_ERAS[id] = ["2025-11-25", "2026-07-28"];
 
-const DARWIN_256 = [
-  "sampling-human-in-loop-can-deny",
-  "sampling-app-review-ui",
-  "sampling-app-view-edit-prompts",
-  "sampling-app-review-responses",
-  "sampling-client-user-approval-controls",
-  "sampling-both-validate-message-content",
-  "sampling-client-errors-user-rejected-and-tool-shape",
-];
+const DARWIN_256 = ISSUE_256_ROWS;
 const RAISED_TO_FAILURE = [
   "sampling-both-validate-message-content",
   "sampling-client-errors-user-rejected-and-tool-shape",
