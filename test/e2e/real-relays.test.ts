@@ -1,0 +1,119 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  MATRIX_TARGETS,
+  ROOT,
+  realTargets,
+  runArgs,
+  statusDifferences,
+} from "../../scripts/real-matrices.ts";
+import { type Evidence, EvidenceSchema } from "../../src/model/evidence.ts";
+import { type Results, ResultsSchema } from "../../src/model/results.ts";
+import { cli, tempDir } from "../helpers/cli.ts";
+
+/**
+ * The committed matrices of the real relays are current: a fresh run of every targets/real profile (fixed seed)
+ * gives the same status in every cell (row × era × side) as matrix/targets/<name>/results.json. Timestamps,
+ * reasons and evidence bytes are not compared. When a case or the harness changes on purpose, `npm run
+ * matrix:refresh` rewrites the committed matrices.
+ *
+ * Each target also carries what the relay was seen to do at the trust boundary (read off the transcripts), so a
+ * refresh that flips one of these is caught here and not just rubber-stamped.
+ */
+
+const ISOLATION = "sampling-relay-answers-only-the-asker";
+
+/** What every one of these relays does: relays faithfully, validates nothing, has no deadline. */
+const PASS_THROUGH: Record<string, string> = {
+  "sampling-relay-roundtrip/intermediary": "pass",
+  "sampling-relay-content-unchanged/intermediary": "pass",
+  "sampling-relay-error-not-stacked/intermediary": "pass",
+  "sampling-human-in-loop-can-deny/client": "pass",
+  "sampling-client-errors-user-rejected/client": "pass",
+  "sampling-both-validate-message-content/client": "fail",
+  "sampling-both-validate-message-content/server": "fail",
+  "sampling-result-schema/server": "fail",
+  "sampling-relay-expiry-reported/intermediary": "warn",
+};
+
+const EXPECTED: Record<string, Record<string, string>> = {
+  "mcp-remote": { ...PASS_THROUGH, [`${ISOLATION}/intermediary`]: "not-run" },
+  "mcp-remote-sse": { ...PASS_THROUGH, [`${ISOLATION}/intermediary`]: "not-run" },
+  // One upstream process shared by every SSE session, and every frame it writes goes to every session.
+  "supergateway-stdio-sse": { ...PASS_THROUGH, [`${ISOLATION}/intermediary`]: "fail" },
+  // One upstream process per Mcp-Session-Id: sessions cannot see each other's requests.
+  "supergateway-stdio-streamable-stateful": { ...PASS_THROUGH, [`${ISOLATION}/intermediary`]: "pass" },
+};
+
+function readResults(dir: string): Results {
+  return ResultsSchema.parse(JSON.parse(readFileSync(join(dir, "results.json"), "utf8")));
+}
+
+function readEvidence(dir: string, results: Results, row: string, era: string): Evidence {
+  const cell = results.cells.find((c) => c.row === row && c.era === era);
+  const file = cell?.cases[0]?.evidence;
+  if (!file) throw new Error(`no evidence for ${row}@${era}`);
+  return EvidenceSchema.parse(JSON.parse(readFileSync(join(dir, file), "utf8")));
+}
+
+describe("real relays: committed matrices are current", () => {
+  it("has a committed matrix and expectations for every real target", () => {
+    const names = realTargets().map((p) => p.replace(/^.*\/|\.ya?ml$/g, ""));
+    expect(names.sort()).toEqual(Object.keys(EXPECTED).sort());
+  });
+
+  for (const profile of realTargets()) {
+    const name = profile.replace(/^.*\/|\.ya?ml$/g, "");
+    it(`${name}: a fresh run matches matrix/targets/${name}/results.json, cell by cell`, async () => {
+      const out = tempDir();
+      const started = performance.now();
+      const r = await cli(runArgs(profile, out), { timeoutMs: 150_000 });
+      const seconds = (performance.now() - started) / 1000;
+      expect(r.code, r.stderr).toBeLessThanOrEqual(1);
+      // Seconds, not minutes: two eras and relay start-ups dominate.
+      expect(seconds).toBeLessThan(120);
+      const fresh = readResults(out);
+      const committedDir = join(ROOT, MATRIX_TARGETS, name);
+      const committed = readResults(committedDir);
+      const differences = statusDifferences(committed, fresh);
+      expect(
+        differences,
+        `matrix/targets/${name} is stale (run \`npm run matrix:refresh\` if the change is intended):\n${differences.join("\n")}`,
+      ).toEqual([]);
+      expect(readFileSync(join(committedDir, "matrix.md"), "utf8")).toContain(
+        `# Conformance matrix: ${name}`,
+      );
+
+      for (const [key, status] of Object.entries(EXPECTED[name]!)) {
+        const [row, side] = key.split("/");
+        // Every era of the run in which the row exists (sampling-client-errors-user-rejected ends at 2025-06-18).
+        const cells = fresh.cells.filter((c) => c.row === row && c.side === side);
+        expect(cells.length, key).toBeGreaterThan(0);
+        for (const cell of cells) {
+          expect(cell.status, `${key}@${cell.era}: ${cell.cases.map((c) => c.reason).join("; ")}`).toBe(
+            status,
+          );
+        }
+      }
+      const isolation = fresh.cells.filter((c) => c.row === ISOLATION);
+      if (name.startsWith("mcp-remote")) {
+        for (const cell of isolation) expect(cell.note).toMatch(/downstream is stdio/);
+        return;
+      }
+      // What the transcripts show about the two sessions.
+      const evidence = readEvidence(out, fresh, ISOLATION, "2025-11-25");
+      const bystander = evidence.observation.bystanders?.[0];
+      const upstreams = new Set(evidence.frames.filter((f) => f.end === "upstream").map((f) => f.session));
+      if (name === "supergateway-stdio-sse") {
+        expect(bystander?.asked.length).toBe(1);
+        expect(JSON.stringify(evidence.observation.upstream)).toContain("-bystander");
+        expect(upstreams.size).toBe(1);
+      } else {
+        expect(bystander?.asked).toEqual([]);
+        expect(evidence.verdict.status).toBe("pass");
+        expect(upstreams.size).toBe(2);
+      }
+    });
+  }
+});
