@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Answer } from "../model/case.ts";
 import type { Observation, UpstreamOutcome } from "../model/evidence.ts";
 import type { TargetProfile } from "../model/target.ts";
-import type { Era } from "../validator/eras.ts";
+import { type Era, isModernEra } from "../validator/eras.ts";
 import { ClientAnswerer } from "./answerer.ts";
 import { type ControlServer, recorded } from "./channels.ts";
 import { openDownstream, openUpstream, type UpstreamEndpoint } from "./endpoints.ts";
@@ -63,8 +63,19 @@ const UPSTREAM_POLL_MS = 200;
 /** SIGTERM → SIGKILL grace for the case's own relay process. */
 const STOP_GRACE_MS = 300;
 
-export async function runIsolationCase(input: IsolationRunInput): Promise<CaseRunOutput> {
+export async function runIsolationCase(
+  input: IsolationRunInput,
+): Promise<CaseRunOutput & { harnessError?: string }> {
   const { profile, era } = input;
+  if (isModernEra(era)) {
+    // 2026-07-28 has no server-to-client request to route; its answerers are not two-session capable here.
+    return {
+      observation: { sent: input.params, asked: [], upstream: { kind: "broken", detail: "not driven" } },
+      frames: [],
+      negotiated: { upstream: null, downstream: null },
+      harnessError: `two-session cases are not driven in ${era} by this harness build`,
+    };
+  }
   const recorder = new FrameRecorder();
   const tmp = mkdtempSync(join(tmpdir(), "mcpx-conform-"));
   const upstreams: ScriptedUpstream[] = [];
