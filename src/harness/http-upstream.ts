@@ -32,6 +32,7 @@ export const SSE_MESSAGES_PATH = "/messages";
 
 interface UpstreamSession {
   label: string;
+  open: boolean;
   /** Requests the relay sent on this session that the upstream has not answered yet, oldest first. */
   inFlight: Array<{ id: JsonRpcId; method: string }>;
   send(message: JSONRPCMessage, relatedRequestId?: JsonRpcId): Promise<void>;
@@ -192,6 +193,10 @@ export class HttpUpstreamHost {
     );
     transport.onmessage = (message) => this.inbound(session, message);
     transport.onerror = (error) => debug(`upstream ${session.label}: ${error.message}`);
+    transport.onclose = () => {
+      session.open = false;
+      if (transport.sessionId) this.streamable.delete(transport.sessionId);
+    };
     await transport.start();
     await transport.handleRequest(req, res, body);
   }
@@ -205,13 +210,17 @@ export class HttpUpstreamHost {
     );
     transport.onmessage = (message) => this.inbound(session, message);
     transport.onerror = (error) => debug(`upstream ${session.label}: ${error.message}`);
-    transport.onclose = () => this.sse.delete(transport.sessionId);
+    transport.onclose = () => {
+      session.open = false;
+      this.sse.delete(transport.sessionId);
+    };
     await transport.start();
   }
 
   private addSession(send: UpstreamSession["send"], close: UpstreamSession["close"]): UpstreamSession {
     const session: UpstreamSession = {
       label: `upstream-${this.sessions.length + 1}`,
+      open: true,
       inFlight: [],
       send,
       close,
@@ -248,10 +257,11 @@ export class HttpUpstreamHost {
           1,
         );
     } else {
-      // Newest tool call in flight first, then any request in flight, then the newest session.
-      const calls = this.sessions.flatMap((s) => s.inFlight.map((r) => ({ s, r })));
+      // Newest tool call in flight first, then any request in flight, then the newest open session.
+      const open = this.sessions.filter((s) => s.open);
+      const calls = open.flatMap((s) => s.inFlight.map((r) => ({ s, r })));
       const pick = calls.filter((c) => c.r.method === "tools/call").at(-1) ?? calls.at(-1);
-      session = pick?.s ?? this.sessions.at(-1);
+      session = pick?.s ?? open.at(-1);
       related = pick?.r.id;
     }
     if (!session) {
