@@ -13,6 +13,7 @@ import {
   loadDataFile,
   loadRegister,
   loadTarget,
+  PROJECT_ROOT,
 } from "../model/load.ts";
 import type { SetExit } from "./commands.ts";
 import { EXIT } from "./errors.ts";
@@ -26,7 +27,12 @@ export async function replay(file: string, opts: { target?: string; register?: s
   const parsed = CaseSchema.safeParse(evidence.case.definition);
   if (!parsed.success)
     throw new InputError("the bundle carries no replayable case definition", file, "case.definition");
-  const targetFile = opts.target ? resolve(opts.target) : evidence.target.profile;
+  const recorded = evidence.target.profile;
+  const targetFile = opts.target
+    ? resolve(opts.target)
+    : recorded
+      ? resolve(PROJECT_ROOT, recorded)
+      : undefined;
   if (!targetFile || !existsSync(targetFile)) {
     throw new InputError(
       `target profile ${targetFile ?? "(none recorded)"} not found: pass --target`,

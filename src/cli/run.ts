@@ -131,7 +131,13 @@ export async function run(opts: RunOptions): Promise<{ code: number; results: Re
   const judged = judgeRuns(register, runs);
 
   const tool = toolInfo();
-  const meta = { tool, target: { name: profile.name, profile: targetFile }, seed };
+  // Evidence names the profile relative to the project when it lives there, so bundles stay portable.
+  const inProject = !relative(PROJECT_ROOT, targetFile).startsWith("..");
+  const meta = {
+    tool,
+    target: { name: profile.name, profile: inProject ? relative(PROJECT_ROOT, targetFile) : targetFile },
+    seed,
+  };
   const judgedCases: JudgedCase[] = [];
   const evidences: Record<string, Evidence> = {};
   for (const j of judged) {
