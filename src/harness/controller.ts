@@ -66,6 +66,19 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
         const review = kase.review ? withCanary(kase.review, canary) : undefined;
         const startedAt = new Date().toISOString();
         const t0 = performance.now();
+        const record = (out: Pick<CaseRun, "observation" | "frames" | "negotiated" | "relayLog">) => {
+          const run: CaseRun = {
+            kase,
+            era,
+            canary,
+            expect,
+            startedAt,
+            durationMs: Math.round(performance.now() - t0),
+            ...out,
+          };
+          runs.push(run);
+          plan.onCase?.(run);
+        };
         if (kase.sessions === 2) {
           // Session isolation needs a relay of its own with two downstream sessions (see isolation.ts).
           const out = await runIsolationCase({
@@ -79,17 +92,7 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
             answer,
             bystander: bystanderAnswer(kase.answer, canary),
           });
-          const run = {
-            kase,
-            era,
-            canary,
-            expect,
-            startedAt,
-            durationMs: Math.round(performance.now() - t0),
-            ...out,
-          };
-          runs.push(run);
-          plan.onCase?.(run);
+          record(out);
           continue;
         }
         if (!session || session.broken) {
@@ -109,15 +112,8 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
             startError = error instanceof Error ? error.message : String(error);
           }
         }
-        let run: CaseRun;
         if (!session) {
-          run = {
-            kase,
-            era,
-            canary,
-            expect,
-            startedAt,
-            durationMs: Math.round(performance.now() - t0),
+          record({
             observation: {
               sent: params,
               asked: [],
@@ -125,7 +121,7 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
             },
             frames: [],
             negotiated: { upstream: null, downstream: null },
-          };
+          });
         } else {
           const out = await session.runCase({
             caseKey: `${kase.row}/${kase.id}@${era}`,
@@ -134,18 +130,8 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
             ...(review ? { review } : {}),
             ...(kase.mrtr ? { mrtr: withCanary(kase.mrtr, canary) } : {}),
           });
-          run = {
-            kase,
-            era,
-            canary,
-            expect,
-            startedAt,
-            durationMs: Math.round(performance.now() - t0),
-            ...out,
-          };
+          record(out);
         }
-        runs.push(run);
-        plan.onCase?.(run);
       }
       await session?.close();
     }
