@@ -49,3 +49,24 @@ export interface HarnessAnswerer {
   /** Calls the probe tool and resolves with the relay's final response to that call. */
   callProbe(caseKey: string, timeoutMs: number): Promise<JsonRpcResponse>;
 }
+
+/** The probe call's own ending: the relay's final response to it, or why there was none. */
+export type ProbeCallEnd = { response: JsonRpcResponse } | { error: Error };
+
+/**
+ * Calls the probe tool and races its ending against the upstream's outcome: whichever comes first decides how
+ * the session waits for the other (both session kinds, one and two downstreams, use this).
+ */
+export function callProbeAndRace<O>(
+  answerer: Pick<HarnessAnswerer, "callProbe">,
+  caseKey: string,
+  timeoutMs: number,
+  outcome: Promise<O>,
+): { call: Promise<ProbeCallEnd>; first: Promise<{ outcome: O } | { call: ProbeCallEnd }> } {
+  const call = answerer.callProbe(caseKey, timeoutMs).then(
+    (response): ProbeCallEnd => ({ response }),
+    (error: Error): ProbeCallEnd => ({ error }),
+  );
+  const first = Promise.race([outcome.then((o) => ({ outcome: o })), call.then((c) => ({ call: c }))]);
+  return { call, first };
+}

@@ -9,6 +9,7 @@ import { type Era, isModernEra } from "../validator/eras.ts";
 import { ClientAnswerer } from "./answerer.ts";
 import { type ControlServer, recorded } from "./channels.ts";
 import { openDownstream, openUpstream, type UpstreamEndpoint } from "./endpoints.ts";
+import { callProbeAndRace } from "./ends.ts";
 import { FrameRecorder } from "./frames.ts";
 import { withCanary } from "./instantiate.ts";
 import { fillPlaceholders, freePort, RelayProcess } from "./relay-process.ts";
@@ -186,14 +187,9 @@ async function probeOnce(
   };
   setProbe(probe);
   for (const upstream of upstreams) upstream.arm(probe);
-  const callP = asker.callProbe(input.caseKey, profile.caseTimeoutMs + 1000).then(
-    (response) => ({ response }),
-    (error: Error) => ({ error }),
-  );
-  const first = await Promise.race([
-    outcomeP.then((o) => ({ outcome: o })),
-    callP.then((c) => ({ call: c })),
-  ]);
+  const raced = callProbeAndRace(asker, input.caseKey, profile.caseTimeoutMs + 1000, outcomeP);
+  const callP = raced.call;
+  const first = await raced.first;
   if ("outcome" in first) {
     await Promise.race([callP, sleep(2000)]);
     // A's answer is slow on purpose: let it finish (bounded), so that the verdict compares the two answers.

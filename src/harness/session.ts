@@ -9,7 +9,7 @@ import { type Era, isModernEra } from "../validator/eras.ts";
 import { ClientAnswerer } from "./answerer.ts";
 import { type ControlServer, recorded } from "./channels.ts";
 import { openDownstream, openUpstream, type UpstreamEndpoint } from "./endpoints.ts";
-import type { HarnessAnswerer, HarnessUpstream, InputFraming } from "./ends.ts";
+import { callProbeAndRace, type HarnessAnswerer, type HarnessUpstream, type InputFraming } from "./ends.ts";
 import { FrameRecorder } from "./frames.ts";
 import { ModernAnswerer, ModernUpstream } from "./modern.ts";
 import { fillPlaceholders, freePort, RelayProcess } from "./relay-process.ts";
@@ -169,14 +169,9 @@ export class RelaySession {
         settle = r;
       });
       upstream.arm({ caseKey: input.caseKey, params: input.params, waitMs, done: settle, mrtr: input.mrtr });
-      const callP = this.answerer.callProbe(input.caseKey, profile.caseTimeoutMs + 1000).then(
-        (response) => ({ response }),
-        (error: Error) => ({ error }),
-      );
-      const first = await Promise.race([
-        outcomeP.then((o) => ({ outcome: o })),
-        callP.then((c) => ({ call: c })),
-      ]);
+      const raced = callProbeAndRace(this.answerer, input.caseKey, profile.caseTimeoutMs + 1000, outcomeP);
+      const callP = raced.call;
+      const first = await raced.first;
       if ("outcome" in first) {
         outcome = first.outcome;
         await Promise.race([callP, sleep(2000)]);
