@@ -255,13 +255,6 @@ function outcomeChecks(e: Expectation, o: Observation): Check[] {
               : `the request the answerer received differs at ${d}${edit ? " from the reviewer's edit" : ""}`,
         });
       }
-      if (o.asked.length > 1) {
-        checks.push({
-          id: "asked-once",
-          ok: false,
-          detail: `the answerer was asked ${o.asked.length}× for one request`,
-        });
-      }
       return checks;
     }
     case "error": {
@@ -325,6 +318,26 @@ function crossTalkCheck(o: Observation, canary: string): Check[] {
   ];
 }
 
+/**
+ * One request from the upstream opens at most one question on each side: a relay that drops a refusal and asks
+ * again (mcpx-notes §4.5) would otherwise pass every denial case.
+ */
+function askedOnceCheck(o: Observation): Check[] {
+  const model = o.asked.length;
+  const reviewer = (o.reviews ?? []).filter((r) => r.stage === "request").length;
+  if (model <= 1 && reviewer <= 1) return [];
+  return [
+    {
+      id: "asked-once",
+      ok: false,
+      detail:
+        model > 1
+          ? `the answerer was asked ${model}× for one request`
+          : `the review surface asked about one request ${reviewer}×`,
+    },
+  ];
+}
+
 /** Session isolation: a sampling request belongs to the session whose request caused it, and to no other. */
 function bystanderCheck(o: Observation): Check[] {
   if (!o.bystanders) return [];
@@ -348,7 +361,7 @@ export function judgeCase(input: JudgeInput): CaseVerdict {
   if (applicable.length === 0) {
     return { status: "error", reason: `the case states no expected outcome for ${input.era}`, checks: [] };
   }
-  const common = [...crossTalkCheck(o, input.canary), ...bystanderCheck(o)];
+  const common = [...crossTalkCheck(o, input.canary), ...askedOnceCheck(o), ...bystanderCheck(o)];
   let best: { e: Expectation; checks: Check[]; failed: number } | undefined;
   for (const e of applicable) {
     const checks = [...expectationChecks(e, o), ...common];

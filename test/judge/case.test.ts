@@ -578,3 +578,40 @@ describe("applyPrerequisite", () => {
     expect(applyPrerequisite(verdict("warn"), unmet).reason).toMatch(/would otherwise have been warn\)$/);
   });
 });
+
+describe("one request opens at most one question", () => {
+  const declined = { kind: "error" as const, error: { code: -1, message: "User rejected sampling request" } };
+  const denial: Expectation[] = [{ outcome: "error", code: -1, asked: true }];
+
+  it("fails a denial that the relay answered only after asking again (a dropped refusal, re-asked)", () => {
+    const once = judge(denial, obs({ asked: [sent], answered: undefined, upstream: declined }));
+    expect(once.status).toBe("pass");
+    const again = judge(denial, obs({ asked: [sent, sent], answered: undefined, upstream: declined }));
+    expect(again.status).toBe("fail");
+    expect(failed(again)).toEqual(["asked-once"]);
+    expect(again.reason).toContain("asked 2× for one request");
+  });
+
+  it("fails a review surface that asks twice about one request", () => {
+    const question = (stage: "request" | "response") => ({
+      stage,
+      question: {
+        server: { name: "s" },
+        show: { messages: sent.messages, systemPrompt: null },
+        request: sent,
+      },
+      decision: { action: "decline" },
+    });
+    const twice = judge(
+      [{ outcome: "error", code: -1 }],
+      obs({
+        asked: [],
+        answered: undefined,
+        upstream: declined,
+        reviews: [question("request"), question("request")],
+      }),
+    );
+    expect(failed(twice)).toEqual(["asked-once"]);
+    expect(twice.reason).toContain("review surface asked about one request 2×");
+  });
+});
