@@ -54,6 +54,7 @@ export interface RowListing {
   eras: Era[];
   cases: number;
   na?: string;
+  pending?: string;
   tracking?: string[];
 }
 
@@ -67,6 +68,7 @@ export function listRows(register: Register, cases: readonly LoadedCase[]): RowL
     eras: row.eras,
     cases: cases.filter((c) => c.row === row.id).length,
     ...(row.na ? { na: row.na } : {}),
+    ...(row.pending ? { pending: row.pending } : {}),
     ...(row.tracking ? { tracking: row.tracking } : {}),
   }));
 }
@@ -185,7 +187,7 @@ export function register(program: Command, setExit: SetExit): void {
               r.side,
               r.level,
               compactEras(r.eras),
-              r.na ? `n/a: ${r.na}` : String(r.cases),
+              r.na ? `n/a: ${r.na}` : r.pending ? `pending: ${r.pending}` : String(r.cases),
             ]),
           ),
         );

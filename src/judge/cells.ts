@@ -58,7 +58,10 @@ export function buildCells(
             era,
             side,
             status: "not-run",
-            note: rowNotRun[row.id] ?? notRun ?? "no case in the corpus exercises this cell",
+            note:
+              rowNotRun[row.id] ??
+              notRun ??
+              (row.pending ? `pending: ${row.pending}` : "no case in the corpus exercises this cell"),
             cases: [],
           });
           continue;

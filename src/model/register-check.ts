@@ -7,7 +7,12 @@ import type { Register, RegisterRow } from "./register.ts";
  * (load.ts) reject malformed files one at a time; these report every remaining problem at once.
  */
 
-export type RegisterProblemKind = "uncovered" | "na-with-cases" | "unknown-row" | "quote-era";
+export type RegisterProblemKind =
+  | "uncovered"
+  | "na-with-cases"
+  | "pending-with-cases"
+  | "unknown-row"
+  | "quote-era";
 
 export interface RegisterProblem {
   kind: RegisterProblemKind;
@@ -113,7 +118,13 @@ export function registerCoverageProblems(
         row: row.id,
         message: `is n/a for relays but has ${n} case(s)`,
       });
-    if (!row.na && n === 0)
+    if (row.pending && n > 0)
+      problems.push({
+        kind: "pending-with-cases",
+        row: row.id,
+        message: `is marked pending but has ${n} case(s): drop the pending reason`,
+      });
+    if (!row.na && !row.pending && n === 0)
       problems.push({
         kind: "uncovered",
         row: row.id,

@@ -310,6 +310,18 @@ describe("registerCoverageProblems", () => {
     const problems = registerCoverageProblems(register, []).filter((p) => p.kind !== "uncovered");
     expect(formatProblems(problems)).toBe("");
   });
+
+  it("covers every row of the real register with cases, an n/a reason or a pending reason", () => {
+    const problems = registerCoverageProblems(register, loadCases(register));
+    expect(formatProblems(problems)).toBe("");
+  });
+
+  it("reports a pending row that has cases (the pending reason is stale)", () => {
+    const problems = registerCoverageProblems({ rows: [row({ id: "sampling-done", pending: "needs x" })] }, [
+      { row: "sampling-done", id: "a" },
+    ]);
+    expect(problems.map((p) => p.kind)).toEqual(["pending-with-cases"]);
+  });
 });
 
 describe("loadCases against the register", () => {
