@@ -36,9 +36,10 @@ describe(`mcpx-conform run --era ${ERA} (multi-round-trip requests) against real
         "pass",
       );
     }
-    // No cell of the era is left "not driven": a row without a case says so, nothing else.
+    // No cell of the era is left "not driven": a not-run cell is a row the register marks pending (a known
+    // coverage gap of the harness, with what it lacks) or a row with no case for this era, and says so.
     for (const cell of results.cells.filter((c) => c.status === "not-run")) {
-      expect(cell.note).toBe("no case in the corpus exercises this cell");
+      expect(cell.note, cell.row).toMatch(/^(pending: needs |no case in the corpus exercises this cell$)/);
     }
     const roundtrip = results.cells.find((c) => c.row === "sampling-relay-roundtrip" && c.era === ERA)!;
     const evidence = EvidenceSchema.parse(

@@ -77,6 +77,17 @@ describe("buildCells", () => {
     );
   });
 
+  it("gives a pending row's reason to its not-run cells", () => {
+    const pendingRegister = {
+      rows: register.rows.map((r) => (r.id === "sampling-empty" ? { ...r, pending: "needs bursts" } : r)),
+    };
+    const cells = buildCells(pendingRegister, [], ["2025-11-25"]);
+    expect(cells.find((c) => c.row === "sampling-empty")).toMatchObject({
+      status: "not-run",
+      note: "pending: needs bursts",
+    });
+  });
+
   it("keeps only the selected eras and rows", () => {
     const cells = buildCells(register, judged, ["2025-11-25"], {}, new Set(["sampling-one"]));
     expect(cells.map((c) => `${c.row}@${c.era}`)).toEqual(["sampling-one@2025-11-25"]);
