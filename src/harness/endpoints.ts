@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { chmodSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -7,7 +8,7 @@ import type { FrameRecorder } from "./frames.ts";
 import { httpDownstreamChannel, waitForPort } from "./http-downstream.ts";
 import { HttpUpstreamHost } from "./http-upstream.ts";
 import type { LineChannel } from "./jsonrpc-peer.ts";
-import type { RelayProcess } from "./relay-process.ts";
+import { freePort, type Placeholders, RelayProcess } from "./relay-process.ts";
 
 const SHIM = join(dirname(fileURLToPath(import.meta.url)), "upstream-shim.mjs");
 
@@ -59,6 +60,22 @@ function httpUpstream(host: HttpUpstreamHost): UpstreamEndpoint {
     next: (timeoutMs) => host.next(timeoutMs),
     close: () => host.close(),
   };
+}
+
+/**
+ * Starts the relay of a profile: hosts (or prepares the shim of) the harness upstream under a fresh token, picks
+ * a free port, fills the placeholders and spawns the relay. Returns the filled values for the downstream URL.
+ */
+export async function launchRelay(
+  profile: TargetProfile,
+  profileFile: string | undefined,
+  control: ControlServer,
+  tmp: string,
+): Promise<{ endpoint: UpstreamEndpoint; relay: RelayProcess; values: Placeholders }> {
+  const port = await freePort();
+  const endpoint = await openUpstream(profile, control, randomBytes(8).toString("hex"), tmp);
+  const values: Placeholders = { ...endpoint.placeholders, port: String(port), tmp };
+  return { endpoint, relay: new RelayProcess(profile, profileFile, values), values };
 }
 
 /**

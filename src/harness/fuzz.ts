@@ -12,7 +12,11 @@ import { RelaySession } from "./session.ts";
 /** The answerer declares tools so that every generated tool loop is legal to send; the oracle knows it. */
 export const FUZZ_CAPABILITIES: SamplingCapabilities = { sampling: { tools: {} } };
 
-const PLACEHOLDER_RESULT = { role: "assistant", content: { type: "text", text: "fuzz answer" }, model: "fuzz-model" };
+const PLACEHOLDER_RESULT = {
+  role: "assistant",
+  content: { type: "text", text: "fuzz answer" },
+  model: "fuzz-model",
+};
 
 /** Legal exchanges and single mutations of them, half and half. */
 export function exchanges(era: Era): fc.Arbitrary<Exchange> {
@@ -100,7 +104,11 @@ export async function fuzzTarget(options: {
         return false;
       });
       try {
-        const result = await fc.check(property, { numRuns: options.runs, seed: options.seed, endOnFailure: false });
+        const result = await fc.check(property, {
+          numRuns: options.runs,
+          seed: options.seed,
+          endOnFailure: false,
+        });
         const report: FuzzEraReport = {
           era,
           seed: options.seed,

@@ -1,12 +1,11 @@
 import { connect } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { debug } from "./debug.ts";
 import type { HttpTransport } from "./http-upstream.ts";
 import type { LineChannel } from "./jsonrpc-peer.ts";
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * Polls until something accepts TCP connections at the URL's host and port, at most `timeoutMs` (bounded: one

@@ -1,18 +1,18 @@
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Answer } from "../model/case.ts";
 import type { Observation, UpstreamOutcome } from "../model/evidence.ts";
 import type { TargetProfile } from "../model/target.ts";
 import { type Era, isModernEra } from "../validator/eras.ts";
 import { ClientAnswerer } from "./answerer.ts";
 import { type ControlServer, recorded } from "./channels.ts";
-import { openDownstream, openUpstream, type UpstreamEndpoint } from "./endpoints.ts";
+import { launchRelay, openDownstream, type UpstreamEndpoint } from "./endpoints.ts";
 import { callProbeAndRace } from "./ends.ts";
 import { FrameRecorder } from "./frames.ts";
 import { withCanary } from "./instantiate.ts";
-import { fillPlaceholders, freePort, RelayProcess } from "./relay-process.ts";
+import { fillPlaceholders, type RelayProcess } from "./relay-process.ts";
 import type { CaseRunOutput } from "./session.ts";
 import { type Probe, ScriptedUpstream } from "./upstream.ts";
 
@@ -58,7 +58,6 @@ export interface IsolationRunInput {
   bystander: Answer;
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 /** How often the runner looks for one more upstream connection (stateful relays open one per session). */
 const UPSTREAM_POLL_MS = 200;
 /** SIGTERM → SIGKILL grace for the case's own relay process. */
@@ -89,10 +88,10 @@ export async function runIsolationCase(
   let bystander: ClientAnswerer | undefined;
   let outcome: UpstreamOutcome;
   try {
-    const port = await freePort();
-    endpoint = await openUpstream(profile, input.control, randomBytes(8).toString("hex"), tmp);
-    const values = { ...endpoint.placeholders, port: String(port), tmp };
-    relay = new RelayProcess(profile, input.profileFile, values);
+    const launched = await launchRelay(profile, input.profileFile, input.control, tmp);
+    endpoint = launched.endpoint;
+    relay = launched.relay;
+    const values = launched.values;
     // Every upstream connection the relay makes gets a scripted upstream armed with the case's probe: a relay
     // may share one upstream between its sessions or launch one per session.
     const ep = endpoint;
@@ -107,12 +106,7 @@ export async function runIsolationCase(
       }
     })();
     const running = relay;
-    const exited = new Promise<never>((_, reject) =>
-      running.child.once("exit", () =>
-        reject(new Error(`the relay ${running.exited ?? "exited"} during start-up`)),
-      ),
-    );
-    exited.catch(() => undefined);
+    const exited = running.whenExited("during start-up");
     const url = profile.downstream.url ? fillPlaceholders(profile.downstream.url, values) : undefined;
     const connect = async (session: string) => {
       const downstream = await openDownstream(profile, running, url, recorder, session);

@@ -55,6 +55,20 @@ export class RelayProcess {
     });
   }
 
+  /**
+   * Rejects once the process has exited (at once if it already has): race it against a start-up step so a
+   * relay that dies fails the step instead of letting it wait out its timeout.
+   */
+  whenExited(during: string): Promise<never> {
+    const gone = new Promise<never>((_, reject) => {
+      const fail = () => reject(new Error(`the relay ${this.exited ?? "exited"} ${during}`));
+      if (this.child.exitCode !== null || this.child.signalCode !== null) fail();
+      else this.child.once("exit", fail);
+    });
+    gone.catch(() => undefined);
+    return gone;
+  }
+
   get stderr(): string {
     return this.stderrTail;
   }

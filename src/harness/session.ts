@@ -1,18 +1,18 @@
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Answer, Review } from "../model/case.ts";
 import type { Frame, Observation, UpstreamOutcome } from "../model/evidence.ts";
 import type { TargetProfile } from "../model/target.ts";
 import { type Era, isModernEra } from "../validator/eras.ts";
 import { ClientAnswerer } from "./answerer.ts";
 import { type ControlServer, recorded } from "./channels.ts";
-import { openDownstream, openUpstream, type UpstreamEndpoint } from "./endpoints.ts";
+import { launchRelay, openDownstream, type UpstreamEndpoint } from "./endpoints.ts";
 import { callProbeAndRace, type HarnessAnswerer, type HarnessUpstream, type InputFraming } from "./ends.ts";
 import { FrameRecorder } from "./frames.ts";
 import { ModernAnswerer, ModernUpstream } from "./modern.ts";
-import { fillPlaceholders, freePort, RelayProcess } from "./relay-process.ts";
+import { fillPlaceholders, type RelayProcess } from "./relay-process.ts";
 import { Reviewer } from "./reviewer.ts";
 import { ScriptedUpstream } from "./upstream.ts";
 
@@ -59,8 +59,6 @@ function modernSettleMs(asked: boolean, answerTimeoutMs: number, waitMs: number)
     ? Math.min(waitMs, Math.max(MODERN_SETTLE_MS, answerTimeoutMs + MODERN_DEADLINE_SLACK_MS))
     : MODERN_SETTLE_MS;
 }
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout;
@@ -111,11 +109,10 @@ export class RelaySession {
 
   private async start(): Promise<void> {
     const { profile, era, control } = this.options;
-    const token = randomBytes(8).toString("hex");
-    const port = await freePort();
-    this.endpoint = await openUpstream(profile, control, token, this.tmp);
-    const values = { ...this.endpoint.placeholders, port: String(port), tmp: this.tmp };
-    this.relay = new RelayProcess(profile, this.options.profileFile, values);
+    const launched = await launchRelay(profile, this.options.profileFile, control, this.tmp);
+    this.endpoint = launched.endpoint;
+    this.relay = launched.relay;
+    const values = launched.values;
     this.upstream = this.endpoint.next(profile.startupTimeoutMs).then((channel) => {
       const wire = recorded(channel, this.recorder, "upstream");
       const upstream: HarnessUpstream = isModernEra(era)
@@ -125,12 +122,7 @@ export class RelaySession {
       return upstream;
     });
     this.upstream.catch(() => undefined);
-    const exited = new Promise<never>((_, reject) =>
-      this.relay.child.once("exit", () =>
-        reject(new Error(`the relay ${this.relay.exited ?? "exited"} during start-up`)),
-      ),
-    );
-    exited.catch(() => undefined);
+    const exited = this.relay.whenExited("during start-up");
     const url = profile.downstream.url ? fillPlaceholders(profile.downstream.url, values) : undefined;
     const downstream = await Promise.race([openDownstream(profile, this.relay, url, this.recorder), exited]);
     this.closeDownstream = downstream.close;
