@@ -169,20 +169,32 @@ export function selectCells(results: Results, sel: CellSelector, exclude: CellSe
   );
 }
 
+/** The case verdicts of a cell, one clause each (optionally only those that did not pass). */
+function caseReasons(cell: Cell, onlyNotPassing = false): string {
+  return cell.cases
+    .filter((c) => !onlyNotPassing || c.status !== "pass")
+    .map((c) => `${c.id}: ${c.status} (${c.reason})`)
+    .join("; ");
+}
+
 /** Problems with one broken relay's run: survived rows it must fail, failed rows it must pass. */
 export function checkRelay(relay: BrokenRelay, results: Results): string[] {
   const problems: string[] = [];
-  for (const sel of relay.mustFail) {
+  /** The cells a selector names; none is itself a problem (a stale kill matrix, or the cases are gone). */
+  const exercised = (sel: CellSelector, verb: "fail" | "pass"): Cell[] => {
     const cells = selectCells(results, sel);
-    if (cells.length === 0) {
+    if (cells.length === 0)
       problems.push(
-        `must fail ${describe(sel)}, but no such cell was exercised (stale kill matrix, or the cases are gone)`,
+        `must ${verb} ${describe(sel)}, but no such cell was exercised (stale kill matrix, or the cases are gone)`,
       );
-      continue;
-    }
+    return cells;
+  };
+  for (const sel of relay.mustFail) {
+    const cells = exercised(sel, "fail");
+    if (cells.length === 0) continue;
     for (const cell of cells) {
       if (!isKill(cell.status)) {
-        const why = cell.cases.map((c) => `${c.id}: ${c.status} (${c.reason})`).join("; ");
+        const why = caseReasons(cell);
         problems.push(`survived ${cellName(cell)}: the cell is ${cell.status} — ${why}`);
       }
     }
@@ -196,19 +208,11 @@ export function checkRelay(relay: BrokenRelay, results: Results): string[] {
     }
   }
   for (const sel of relay.mustPass) {
-    const cells = selectCells(results, sel);
-    if (cells.length === 0) {
-      problems.push(
-        `must pass ${describe(sel)}, but no such cell was exercised (stale kill matrix, or the cases are gone)`,
-      );
-      continue;
-    }
+    const cells = exercised(sel, "pass");
+    if (cells.length === 0) continue;
     for (const cell of cells) {
       if (cell.status !== "pass") {
-        const why = cell.cases
-          .filter((c) => c.status !== "pass")
-          .map((c) => `${c.id}: ${c.status} (${c.reason})`)
-          .join("; ");
+        const why = caseReasons(cell, true);
         problems.push(
           `false red: ${cellName(cell)} is ${cell.status}, but this defect must not fail it — ${why}`,
         );
