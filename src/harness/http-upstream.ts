@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { text as readText } from "node:stream/consumers";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
@@ -42,16 +43,6 @@ interface UpstreamSession {
 const isObject = (v: unknown): v is Record<string, any> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is JsonRpcId => typeof v === "string" || typeof v === "number";
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let body = "";
-    req.setEncoding("utf8");
-    req.on("data", (chunk: string) => (body += chunk));
-    req.on("end", () => resolve(body));
-    req.on("error", reject);
-  });
-}
 
 function reply(res: ServerResponse, status: number, message: string): void {
   if (res.headersSent) return;
@@ -174,7 +165,7 @@ export class HttpUpstreamHost {
     if (req.method !== "POST") return reply(res, 400, "Bad Request: no session (initialize first)");
     let body: unknown;
     try {
-      body = JSON.parse(await readBody(req));
+      body = JSON.parse(await readText(req));
     } catch {
       return reply(res, 400, "Parse error: the body is not JSON");
     }
