@@ -1,0 +1,27 @@
+import type { Era } from "../validator/eras.ts";
+import type { Frame, Observation } from "./evidence.ts";
+import type { LoadedCase } from "./load.ts";
+
+/**
+ * Everything the harness saw for one case × era, ready to be judged. It crosses from the harness (which
+ * records it) to the judge (which reads it), so it lives in the model layer that both may import.
+ */
+export interface CaseRun {
+  kase: LoadedCase;
+  era: Era;
+  canary: string;
+  /** The case's expectations with the canary filled in. */
+  expect: LoadedCase["expect"];
+  /** The client capabilities the answerer declared. */
+  capabilities: Record<string, unknown>;
+  /** The answer deadline the target profile declared (timing verdicts are judged against it). */
+  answerTimeoutMs: number;
+  startedAt: string;
+  durationMs: number;
+  observation: Observation;
+  frames: Frame[];
+  negotiated: { upstream: string | null; downstream: string | null };
+  /** Set when the harness could not drive the case (the relay would not start, …): a harness error, not a verdict. */
+  harnessError?: string;
+  relayLog?: string;
+}
