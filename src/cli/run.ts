@@ -20,11 +20,30 @@ import {
   PROJECT_ROOT,
 } from "../model/load.ts";
 import type { Results } from "../model/results.ts";
-import { ERAS, type Era, isEra } from "../validator/eras.ts";
+import { ERAS, type Era, isEra, isModernEra } from "../validator/eras.ts";
 import type { SetExit } from "./commands.ts";
 import { EXIT } from "./errors.ts";
 import { writeJsonFile } from "./evidence-files.ts";
 import { type FuzzSummary, foldFuzz } from "./fuzz-results.ts";
+
+/** Review cases against a target whose answerer is a plain client: the review itself is the downstream's. */
+const REVIEW_DELEGATED =
+  "delegated to the downstream client; no review surface exercised (the case needs a person at the relay's review surface: a target with answerer.kind: review)";
+
+/** Why the harness cannot drive an era over this target's transports, if it cannot (an error, not a verdict). */
+function harnessCannotDrive(
+  profile: { upstream: { transport: string }; downstream: { transport: string } },
+  era: Era,
+): string | undefined {
+  if (!isModernEra(era)) return undefined;
+  const http = [
+    profile.upstream.transport !== "stdio" ? `upstream ${profile.upstream.transport}` : "",
+    profile.downstream.transport !== "stdio" ? `downstream ${profile.downstream.transport}` : "",
+  ].filter(Boolean);
+  return http.length
+    ? `the harness drives ${era} over stdio only; this target uses ${http.join(" and ")}, so the cell was not exercised`
+    : undefined;
+}
 
 /** The default target: the reference relay with its review surface, so every row of darwin-nix#256 is exercised. */
 export const DEFAULT_TARGET = join(PROJECT_ROOT, "targets/reference-review.yaml");
@@ -90,10 +109,21 @@ export async function run(opts: RunOptions): Promise<{ code: number; results: Re
 
   const rows = new Map(register.rows.map((r) => [r.id, r]));
   const eraNotRun: Partial<Record<Era, string>> = {};
-  const rowNotRun: Record<string, string> = {};
   const singleSession = multiSessionNotRun(profile);
   const work: Array<{ kase: (typeof cases)[number]; era: Era }> = [];
+  // Cases this target cannot run are recorded, never dropped: a cell that had them is partial or not-run, not pass.
+  const unrun: JudgedCase[] = [];
+  const notRunHere = (kase: (typeof cases)[number], era: Era, status: "skip" | "error", reason: string) => {
+    const row = rows.get(kase.row)!;
+    unrun.push({
+      row: kase.row,
+      era,
+      side: caseSide(row, kase.side),
+      result: { id: kase.id, status, reason },
+    });
+  };
   for (const era of eras) {
+    const undrivable = harnessCannotDrive(profile, era);
     // Round-trip cases run first in every era: every other verdict of the era depends on them.
     const ordered = [...cases].sort(
       (a, b) => Number(b.row === ROUNDTRIP_ROW) - Number(a.row === ROUNDTRIP_ROW),
@@ -102,13 +132,16 @@ export async function run(opts: RunOptions): Promise<{ code: number; results: Re
       const caseEras = kase.eras ?? rows.get(kase.row)!.eras;
       if (!caseEras.includes(era)) continue;
       if (selectedRows && !selectedRows.has(kase.row) && kase.row !== ROUNDTRIP_ROW) continue;
+      if (undrivable) {
+        notRunHere(kase, era, "error", undrivable);
+        continue;
+      }
       if (kase.review && profile.answerer.kind !== "review") {
-        rowNotRun[kase.row] =
-          "its cases need a person at the relay's review surface (a target with answerer.kind: review)";
+        notRunHere(kase, era, "skip", REVIEW_DELEGATED);
         continue;
       }
       if (kase.sessions && singleSession) {
-        rowNotRun[kase.row] = singleSession;
+        notRunHere(kase, era, "skip", singleSession);
         continue;
       }
       work.push({ kase, era });
@@ -161,8 +194,26 @@ export async function run(opts: RunOptions): Promise<{ code: number; results: Re
         evidenceSha256: sha,
         durationMs: j.run.durationMs,
       },
+      ...(j.covers ? { covers: j.covers } : {}),
     });
+    // A finding on a delivered message counts toward the row of the rule it breaks, with this case's evidence.
+    for (const a of j.attributed) {
+      if (selectedRows && !selectedRows.has(a.row)) continue;
+      judgedCases.push({
+        row: a.row,
+        era: j.run.era,
+        side: a.side,
+        result: {
+          id: `${j.run.kase.id}@${j.run.kase.row}`,
+          status: a.status,
+          reason: a.reason,
+          evidence: rel,
+          evidenceSha256: sha,
+        },
+      });
+    }
   }
+  judgedCases.push(...unrun);
   let fuzz: FuzzSummary[] | undefined;
   if (opts.fuzz !== undefined) {
     const runsPerEra = Number(opts.fuzz);
@@ -182,7 +233,7 @@ export async function run(opts: RunOptions): Promise<{ code: number; results: Re
     for (const f of fuzz) log(`${f.status === "pass" ? "✓" : "✗"} fuzz @${f.era}: ${f.reason}`);
     judgedCases.push(...folded.judged.filter((j) => !selectedRows || selectedRows.has(j.row)));
   }
-  const cells = buildCells(register, judgedCases, eras, eraNotRun, selectedRows, rowNotRun);
+  const cells = buildCells(register, judgedCases, eras, eraNotRun, selectedRows);
   const results: Results = {
     tool,
     target: { name: profile.name, profile: relative(process.cwd(), targetFile) || targetFile },
@@ -207,7 +258,9 @@ export async function run(opts: RunOptions): Promise<{ code: number; results: Re
     true,
   );
   log(`mcpx-conform: wrote results.json${written.map((w) => `, ${relative(outDir, w) || w}`).join("")}`);
-  return { code: baselined.exitCode !== 0 || fuzzFailed ? EXIT.failed : EXIT.ok, results, outDir };
+  // A relay's failure (1) outranks cells the harness could not drive (3); neither: 0.
+  const code = baselined.exitCode === 1 || fuzzFailed ? EXIT.failed : baselined.exitCode === 3 ? EXIT.harness : EXIT.ok;
+  return { code, results, outDir };
 }
 
 export function register(program: Command, setExit: SetExit): void {

@@ -1,9 +1,13 @@
 import type { Expectation } from "../model/case.ts";
-import type { Check, Observation, UpstreamOutcome } from "../model/evidence.ts";
-import type { Severity } from "../model/register.ts";
+import type { Check, Frame, Observation, UpstreamOutcome } from "../model/evidence.ts";
+import type { CellSide, Severity } from "../model/register.ts";
 import type { CaseStatus } from "../model/results.ts";
 import type { Era } from "../validator/eras.ts";
-import { firstDifference, hasPointer } from "./json-diff.ts";
+import { validateRequest, validateResult } from "../validator/index.ts";
+import type { SamplingCapabilities } from "../validator/types.ts";
+import { type DeliveredChannel, type RowRef, rowForRule } from "./attribution.ts";
+import { firstDifference, hasPointer, valueAt } from "./json-diff.ts";
+import { hasMeaning, stackedPrefixes } from "./meanings.ts";
 
 /**
  * The one place a case's verdict is decided: from what each end of the relay actually saw, never from
@@ -23,7 +27,31 @@ export interface JudgeInput {
   observation: Observation;
   /** The case × era canary; requests the answerer saw must carry it when the sent request did. */
   canary: string;
+  /** The case's own cell: checks that count toward another row are recorded here but judged there. */
+  cell?: RowRef;
+  /** The era the answerer spoke, when it differs from the upstream's. */
+  downstreamEra?: Era;
+  /** The capabilities the answerer declared (requests it received are validated against them). */
+  capabilities?: SamplingCapabilities;
+  /** The target's declared answer deadline: an expiry reported later than this plus slack fails. */
+  answerTimeoutMs?: number;
+  /** The wire frames of the case (for timing). */
+  frames?: Frame[];
+  /** Which row a validator finding counts toward (default: the rule's own row, see attribution.ts). */
+  attribute?: (rule: string, channel: DeliveredChannel) => RowRef;
 }
+
+/**
+ * How much later than its declared deadline a relay may report expiry: scheduling on a loaded two-core CI
+ * machine, the relay's own start of the clock after validation, and the hop back. A relay at twice its
+ * declared deadline is far outside it.
+ */
+export function expirySlackMs(answerTimeoutMs: number): number {
+  return Math.max(500, Math.round(answerTimeoutMs / 4));
+}
+
+/** Whether a failed check decides the verdict (must), lowers it to warn (advisory), or is only recorded (info). */
+const levelOf = (c: Check) => c.level ?? "must";
 
 const clip = (s: string, n = 160) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
@@ -60,7 +88,8 @@ function describeExpectation(e: Expectation): string {
     case "error": {
       const codes =
         e.code === undefined ? "(any code)" : Array.isArray(e.code) ? e.code.join(" or ") : String(e.code);
-      return `error ${codes}${e.message ? ` matching /${e.message}/` : ""}${asked}`;
+      const means = e.means ? ` naming ${e.means}` : "";
+      return `error ${codes}${means}${asked}`;
     }
     case "withheld":
       return `no response for the input${asked}`;
@@ -202,6 +231,52 @@ function expectationChecks(e: Expectation, o: Observation): Check[] {
   return [...outcomeChecks(e, o), ...extraChecks(e, o)];
 }
 
+/** The first difference between two documents inside the pointers a case names (under /request or /result). */
+function scopedDifference(
+  scope: string[],
+  doc: "request" | "result",
+  sent: unknown,
+  got: unknown,
+): string | null {
+  for (const pointer of scope) {
+    if (pointer === "/" || pointer === `/${doc}`) {
+      const d = firstDifference(sent, got);
+      if (d !== null) return d;
+      continue;
+    }
+    if (!pointer.startsWith(`/${doc}/`)) continue;
+    const inner = pointer.slice(doc.length + 1);
+    const d = firstDifference(valueAt(sent, inner), valueAt(got, inner));
+    if (d !== null) return d === "/" ? inner : `${inner}${d}`;
+  }
+  return null;
+}
+
+/**
+ * Fidelity counts toward a case only where its rule is about it (`unchanged`); anywhere else a difference is
+ * recorded for the reader and judged by sampling-relay-content-unchanged, not by this case's row.
+ */
+function fidelityCheck(
+  e: Extract<Expectation, { outcome: "delivered" }>,
+  doc: "request" | "result",
+  sent: unknown,
+  got: unknown,
+  say: { same: string; differs: (at: string) => string },
+): Check {
+  const id = `${doc}-unchanged`;
+  const scope = e.unchanged ?? [];
+  const inScope = scopedDifference(scope, doc, sent, got);
+  if (inScope !== null) return { id, ok: false, detail: say.differs(inScope) };
+  const anywhere = firstDifference(sent, got);
+  if (anywhere === null) return { id, ok: true, detail: say.same };
+  return {
+    id,
+    ok: true,
+    level: "info",
+    detail: `${say.differs(anywhere)}, which this case's rule is not about (fidelity is judged by sampling-relay-content-unchanged)`,
+  };
+}
+
 function outcomeChecks(e: Expectation, o: Observation): Check[] {
   const up = o.upstream;
   switch (e.outcome) {
@@ -222,15 +297,12 @@ function outcomeChecks(e: Expectation, o: Observation): Check[] {
           : "the answerer never answered with a result",
       });
       if (up.kind === "result" && hasAnswer) {
-        const d = firstDifference(answered.result, up.result);
-        checks.push({
-          id: "result-unchanged",
-          ok: d === null,
-          detail:
-            d === null
-              ? "the result reached the upstream unchanged"
-              : `the result the upstream received differs at ${d}`,
-        });
+        checks.push(
+          fidelityCheck(e, "result", answered.result, up.result, {
+            same: "the result reached the upstream unchanged",
+            differs: (at) => `the result the upstream received differs at ${at}`,
+          }),
+        );
       }
       const edit = requestEdit(o);
       for (const r of (o.reviews ?? []).filter((x) => x.stage === "request")) {
@@ -245,15 +317,13 @@ function outcomeChecks(e: Expectation, o: Observation): Check[] {
         });
       }
       if (o.asked.length > 0) {
-        const d = firstDifference(edit ?? o.sent, o.asked[0]);
-        checks.push({
-          id: "request-unchanged",
-          ok: d === null,
-          detail:
-            d === null
-              ? `the ${edit ? "reviewer's edited " : ""}request reached the answerer unchanged`
-              : `the request the answerer received differs at ${d}${edit ? " from the reviewer's edit" : ""}`,
-        });
+        checks.push(
+          fidelityCheck(e, "request", edit ?? o.sent, o.asked[0], {
+            same: `the ${edit ? "reviewer's edited " : ""}request reached the answerer unchanged`,
+            differs: (at) =>
+              `the request the answerer received differs at ${at}${edit ? " from the reviewer's edit" : ""}`,
+          }),
+        );
       }
       return checks;
     }
@@ -277,15 +347,38 @@ function outcomeChecks(e: Expectation, o: Observation): Check[] {
               : `error code ${JSON.stringify(up.error.code)}, expected ${codes.join(" or ")}`,
           });
         }
+        if (e.means) {
+          const ok = hasMeaning(up.error.message, e.means);
+          checks.push({
+            id: `error-message-means-${e.means}`,
+            ok,
+            detail: ok
+              ? `the message names ${e.means}`
+              : `the message ${clip(JSON.stringify(up.error.message))} does not name ${e.means}`,
+          });
+        }
+        if (e.notStacked) {
+          const n = stackedPrefixes(up.error.message);
+          checks.push({
+            id: "error-message-not-stacked",
+            ok: n <= 1,
+            detail:
+              n <= 1
+                ? "the message carries no stacked error prefixes"
+                : `the message ${clip(JSON.stringify(up.error.message))} stacks ${n} error-code prefixes`,
+          });
+        }
         if (e.message) {
+          // Advisory: the spec fixes codes, not wording; a mismatch can only lower the verdict to warn.
           const matches =
             typeof up.error.message === "string" && new RegExp(e.message, "i").test(up.error.message);
           checks.push({
             id: "error-message",
             ok: matches,
+            level: "advisory",
             detail: matches
               ? `the message matches /${e.message}/`
-              : `the message ${clip(JSON.stringify(up.error.message))} does not match /${e.message}/`,
+              : `the message ${clip(JSON.stringify(up.error.message))} does not match /${e.message}/ (advisory: wording is not normative)`,
           });
         }
       }
@@ -355,32 +448,131 @@ function bystanderCheck(o: Observation): Check[] {
   ];
 }
 
+/** The id of the sampling request frame the upstream sent, and when; and when its response came back. */
+function upstreamRoundTime(frames: Frame[]): number | undefined {
+  const sentFrame = frames.find(
+    (f) =>
+      f.end === "upstream" &&
+      f.dir === "to-relay" &&
+      (f.message as { method?: unknown } | undefined)?.method === "sampling/createMessage",
+  );
+  if (!sentFrame) return undefined;
+  const id = (sentFrame.message as { id?: unknown }).id;
+  const reply = frames.find(
+    (f) =>
+      f.end === "upstream" &&
+      f.dir === "from-relay" &&
+      f.t >= sentFrame.t &&
+      (f.message as { id?: unknown; method?: unknown } | undefined)?.id === id &&
+      (f.message as { method?: unknown }).method === undefined,
+  );
+  return reply ? reply.t - sentFrame.t : undefined;
+}
+
+/** Expiry is a verdict about time too: reported later than the declared deadline plus slack is a failure. */
+function expiryTimingCheck(e: Expectation, input: JudgeInput): Check[] {
+  if (e.outcome !== "error" || e.means !== "expiry" || input.observation.upstream.kind !== "error") return [];
+  if (input.answerTimeoutMs === undefined || !input.frames) return [];
+  const elapsed = upstreamRoundTime(input.frames);
+  if (elapsed === undefined) return [];
+  const bound = input.answerTimeoutMs + expirySlackMs(input.answerTimeoutMs);
+  return [
+    {
+      id: "expiry-in-time",
+      ok: elapsed <= bound,
+      detail:
+        elapsed <= bound
+          ? `expiry was reported ${Math.round(elapsed)} ms after the request (declared deadline ${input.answerTimeoutMs} ms)`
+          : `expiry was reported ${Math.round(elapsed)} ms after the request, later than the declared deadline of ${input.answerTimeoutMs} ms plus ${expirySlackMs(input.answerTimeoutMs)} ms slack`,
+    },
+  ];
+}
+
+/**
+ * The reference validator judges every exchange: each request the answerer received (for the era it spoke and
+ * the capabilities it declared) and the result the upstream received (against the request it sent). A finding
+ * counts toward the row of the rule it breaks; when that is not this case's cell it is recorded here as info.
+ */
+function validityChecks(input: JudgeInput): Check[] {
+  const o = input.observation;
+  const attribute = input.attribute ?? ((rule, channel) => rowForRule(rule, channel));
+  const checks: Check[] = [];
+  const push = (channel: DeliveredChannel, what: string, verdict: ReturnType<typeof validateRequest>) => {
+    const seen = new Set<string>();
+    for (const f of verdict.errors) {
+      if (seen.has(f.rule)) continue;
+      seen.add(f.rule);
+      const counts = attribute(f.rule, channel);
+      const own =
+        !input.cell ||
+        (input.cell.row === counts.row && input.cell.side === counts.side) ||
+        input.cell.row === ROUNDTRIP;
+      checks.push({
+        id: `valid-${channel}-delivered`,
+        ok: false,
+        ...(own ? {} : { level: "info" as const }),
+        rule: f.rule,
+        countsFor: counts,
+        detail: `${what} breaks ${f.rule} at ${f.pointer || "/"}: ${f.message}${own ? "" : ` (counted under ${counts.row}, ${counts.side} side)`}`,
+      });
+    }
+  };
+  const downEra = input.downstreamEra ?? input.era;
+  o.asked.forEach((request, i) => {
+    const ctx = input.capabilities ? { era: downEra, capabilities: input.capabilities } : { era: downEra };
+    const v = validateRequest(request, ctx);
+    if (!v.legal) push("request", `request ${i + 1} the answerer received (${downEra})`, v);
+  });
+  if (o.upstream.kind === "result") {
+    const v = validateResult(o.upstream.result, { era: input.era, request: o.sent });
+    if (!v.legal) push("result", `the result the upstream received (${input.era})`, v);
+  }
+  return checks;
+}
+
+const ROUNDTRIP = "sampling-relay-roundtrip";
+
+const mustFailures = (checks: Check[]) => checks.filter((c) => !c.ok && levelOf(c) === "must").length;
+const advisoryFailures = (checks: Check[]) => checks.filter((c) => !c.ok && levelOf(c) === "advisory").length;
+
 export function judgeCase(input: JudgeInput): CaseVerdict {
   const { observation: o } = input;
   const applicable = input.expect.filter((e) => !e.eras || e.eras.includes(input.era));
   if (applicable.length === 0) {
     return { status: "error", reason: `the case states no expected outcome for ${input.era}`, checks: [] };
   }
-  const common = [...crossTalkCheck(o, input.canary), ...askedOnceCheck(o), ...bystanderCheck(o)];
-  let best: { e: Expectation; checks: Check[]; failed: number } | undefined;
+  const common = [
+    ...crossTalkCheck(o, input.canary),
+    ...askedOnceCheck(o),
+    ...bystanderCheck(o),
+    ...validityChecks(input),
+  ];
+  let best: { checks: Check[]; must: number; advisory: number } | undefined;
   for (const e of applicable) {
-    const checks = [...expectationChecks(e, o), ...common];
-    const failed = checks.filter((c) => !c.ok).length;
-    if (failed === 0) {
-      return {
-        status: "pass",
-        reason: `the upstream received ${describeOutcome(o.upstream)}, as expected`,
-        checks,
-      };
-    }
-    if (!best || failed < best.failed) best = { e, checks, failed };
+    const checks = [...expectationChecks(e, o), ...expiryTimingCheck(e, input), ...common];
+    const must = mustFailures(checks);
+    const advisory = advisoryFailures(checks);
+    if (!best || must < best.must || (must === best.must && advisory < best.advisory))
+      best = { checks, must, advisory };
+    if (must === 0 && advisory === 0) break;
   }
   const chosen = best!;
-  const wrong = chosen.checks.filter((c) => !c.ok).map((c) => c.detail);
+  if (chosen.must === 0 && chosen.advisory === 0) {
+    return {
+      status: "pass",
+      reason: `the upstream received ${describeOutcome(o.upstream)}, as expected`,
+      checks: chosen.checks,
+    };
+  }
+  const failing = chosen.checks.filter(
+    (c) => !c.ok && levelOf(c) === (chosen.must > 0 ? "must" : "advisory"),
+  );
+  const wrong = failing.map((c) => c.detail);
   const expected = applicable.map(describeExpectation).join(", or ");
   const reason = `${wrong.join("; ")} — expected ${expected}`;
+  const status: CaseStatus = chosen.must > 0 && input.severity === "failure" ? "fail" : "warn";
   return {
-    status: input.severity === "failure" ? "fail" : "warn",
+    status,
     reason: reason.charAt(0).toUpperCase() + reason.slice(1),
     checks: chosen.checks,
   };
@@ -392,9 +584,17 @@ export function judgeCase(input: JudgeInput): CaseVerdict {
  */
 export function applyPrerequisite(
   verdict: CaseVerdict,
-  prerequisite: { met: boolean; what: string },
+  prerequisite: { met: boolean; what: string; harness?: boolean },
 ): CaseVerdict {
-  if (prerequisite.met || verdict.status === "fail" || verdict.status === "error") return verdict;
+  if (prerequisite.met || verdict.status === "error") return verdict;
+  if (prerequisite.harness) {
+    return {
+      status: "error",
+      reason: `Not judged: the harness could not drive the round trip (${prerequisite.what}), and without it this case proves nothing (it would otherwise have been ${verdict.status})`,
+      checks: [...verdict.checks, { id: "prerequisite", ok: false, detail: prerequisite.what }],
+    };
+  }
+  if (verdict.status === "fail") return verdict;
   return {
     status: "fail",
     reason: `Prerequisite not met: ${prerequisite.what}, so this case proves nothing (it would otherwise have been ${verdict.status})`,

@@ -1,12 +1,15 @@
 import { type CellSide, type Register, type RegisterRow, rowCellSides } from "../model/register.ts";
 import type { CaseResult, Cell, CellStatus, Results } from "../model/results.ts";
 import type { Era } from "../validator/eras.ts";
+import { COVERAGE_ROW, type Coverage, missingCoverage, requiredCoverage } from "./coverage.ts";
 
 export interface JudgedCase {
   row: string;
   era: Era;
   side: CellSide;
   result: CaseResult;
+  /** Where a validation case's violations sit (see coverage.ts). */
+  covers?: Coverage;
 }
 
 /** The cell side a case judges: its own when the row is on both sides, else the row's. */
@@ -15,14 +18,34 @@ export function caseSide(row: RegisterRow, side: CellSide | undefined): CellSide
   return row.side === "both" ? "client" : (row.side as CellSide);
 }
 
-/** Worst case status wins: error > fail > warn > pass (skips are ignored unless nothing else ran). */
+/**
+ * Worst case status wins: fail > error > warn > pass. A cell passes only when every case of it ran: a case that
+ * could not run against this target (skip) turns a pass into `partial`, and a cell of skips alone is `not-run`.
+ */
 export function cellStatus(cases: CaseResult[]): CellStatus {
   const statuses = new Set(cases.map((c) => c.status));
   if (statuses.has("fail")) return "fail";
   if (statuses.has("error")) return "error";
   if (statuses.has("warn")) return "warn";
-  if (statuses.has("pass")) return "pass";
-  return "not-run";
+  if (!statuses.has("pass")) return "not-run";
+  return statuses.has("skip") ? "partial" : "pass";
+}
+
+/** Why a cell is partial or not-run: the distinct reasons its skipped cases give. */
+function skipNote(cases: CaseResult[]): string | undefined {
+  const reasons = [...new Set(cases.filter((c) => c.status === "skip").map((c) => c.reason))];
+  if (reasons.length === 0) return undefined;
+  const n = cases.filter((c) => c.status === "skip").length;
+  return `${n} of ${cases.length} cases not run against this target: ${reasons.join("; ")}`;
+}
+
+/** The #256 validation row is credited only when its cases cover every message index and content type. */
+function coverageNote(row: string, era: Era, side: CellSide, judged: JudgedCase[]): string | undefined {
+  if (row !== COVERAGE_ROW) return undefined;
+  return missingCoverage(
+    requiredCoverage(era, side),
+    judged.map((j) => j.covers ?? { indexes: [], contentTypes: [] }),
+  );
 }
 
 /**
@@ -49,9 +72,8 @@ export function buildCells(
           continue;
         }
         const notRun = eraNotRun[era];
-        const cases = judged
-          .filter((j) => j.row === row.id && j.era === era && j.side === side)
-          .map((j) => j.result);
+        const mine = judged.filter((j) => j.row === row.id && j.era === era && j.side === side);
+        const cases = mine.map((j) => j.result);
         if (cases.length === 0) {
           cells.push({
             row: row.id,
@@ -66,7 +88,14 @@ export function buildCells(
           });
           continue;
         }
-        cells.push({ row: row.id, era, side, status: cellStatus(cases), cases });
+        let status = cellStatus(cases);
+        let note = status === "partial" || status === "not-run" ? skipNote(cases) : undefined;
+        const uncovered = status === "pass" ? coverageNote(row.id, era, side, mine) : undefined;
+        if (uncovered) {
+          status = "partial";
+          note = uncovered;
+        }
+        cells.push({ row: row.id, era, side, status, ...(note ? { note } : {}), cases });
       }
     }
   }

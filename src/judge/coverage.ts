@@ -92,7 +92,7 @@ export function missingCoverage(required: Coverage, covered: Coverage[]): string
   if (indexes.length === 0 && types.length === 0) return undefined;
   const parts = [
     indexes.length ? `no case puts a violation at the ${indexes.join(", ")} message` : "",
-    types.length ? `none inside a ${types.join(", ")} block` : "",
+    types.length ? `none inside a block of type ${types.join(", ")}` : "",
   ].filter(Boolean);
   return `partly exercised: ${parts.join("; ")} (a relay that checks only some positions or block types would pass)`;
 }

@@ -43,3 +43,15 @@ export function hasPointer(value: unknown, pointer: string): boolean {
   }
   return true;
 }
+
+/** The value an RFC 6901 JSON pointer resolves to, or undefined. */
+export function valueAt(value: unknown, pointer: string): unknown {
+  if (pointer === "" || pointer === "/") return value;
+  let current: unknown = value;
+  for (const raw of pointer.slice(1).split("/")) {
+    const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+    if (current === null || typeof current !== "object") return undefined;
+    current = Array.isArray(current) ? current[Number(key)] : (current as Record<string, unknown>)[key];
+  }
+  return current;
+}

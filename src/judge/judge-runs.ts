@@ -1,9 +1,12 @@
-import type { CaseRun } from "../harness/controller.ts";
-import type { Evidence } from "../model/evidence.ts";
-import { type Register, type RegisterRow, rowSeverity } from "../model/register.ts";
-import type { Era } from "../validator/eras.ts";
+import type { CaseRun } from "../model/case-run.ts";
+import type { Check, Evidence } from "../model/evidence.ts";
+import { type CellSide, type Register, type RegisterRow, rowSeverity } from "../model/register.ts";
+import { type Era, isModernEra } from "../validator/eras.ts";
+import type { SamplingCapabilities } from "../validator/types.ts";
+import { rowForRule } from "./attribution.ts";
 import { applyPrerequisite, type CaseVerdict, judgeCase } from "./case.ts";
 import { caseSide } from "./cells.ts";
+import { COVERAGE_ROW, type Coverage, violationCoverage } from "./coverage.ts";
 
 /** The row whose cases prove, per era, that the relay relays sampling at all. */
 export const ROUNDTRIP_ROW = "sampling-relay-roundtrip";
@@ -12,35 +15,122 @@ export interface JudgedRun {
   run: CaseRun;
   row: RegisterRow;
   verdict: CaseVerdict;
+  /** Failed checks of this case that count toward another row's cell (a validator finding on a delivered message). */
+  attributed: Array<{ row: string; side: CellSide; status: "fail" | "warn"; reason: string }>;
+  /** Where a validation case's violations sit (the #256 validate row is credited only on full coverage). */
+  covers?: Coverage;
+}
+
+/**
+ * A relay that negotiated an older protocol than the cell's era was not exercised in that era: the harness could
+ * not drive the cell (an `error` naming the negotiated version), which is no verdict on the relay.
+ */
+function olderEraThanCell(run: CaseRun): string | undefined {
+  if (isModernEra(run.era)) return undefined;
+  const wanted = { downstream: run.kase.downstreamEra ?? run.era, upstream: run.era };
+  for (const hop of ["downstream", "upstream"] as const) {
+    const got = run.negotiated[hop];
+    if (got && /^\d{4}-\d{2}-\d{2}$/.test(got) && got < wanted[hop])
+      return `the relay negotiated protocol ${got} at its ${hop} hop, older than this cell's ${wanted[hop]}, so the harness could not exercise ${wanted[hop]}`;
+  }
+  return undefined;
+}
+
+function judgeOne(rows: Map<string, RegisterRow>, run: CaseRun): JudgedRun {
+  const row = rows.get(run.kase.row)!;
+  const harnessError = run.harnessError ?? olderEraThanCell(run);
+  if (harnessError) {
+    const tail = run.relayLog
+      ? ` (relay stderr: ${run.relayLog.trim().split("\n").slice(-3).join(" | ")})`
+      : "";
+    return {
+      run,
+      row,
+      verdict: {
+        status: "error",
+        reason: `Harness could not drive the case: ${harnessError}${tail}`,
+        checks: [],
+      },
+      attributed: [],
+    };
+  }
+  const hasCell = (id: string) => rows.get(id)?.eras.includes(run.era) ?? false;
+  const cell = { row: row.id, side: caseSide(row, run.kase.side) };
+  const verdict = judgeCase({
+    expect: run.expect,
+    era: run.era,
+    severity: run.kase.severity ?? rowSeverity(row),
+    observation: run.observation,
+    canary: run.canary,
+    cell,
+    ...(run.kase.downstreamEra ? { downstreamEra: run.kase.downstreamEra } : {}),
+    capabilities: run.capabilities as SamplingCapabilities,
+    answerTimeoutMs: run.answerTimeoutMs,
+    frames: run.frames,
+    attribute: (rule, channel) => rowForRule(rule, channel, hasCell),
+  });
+  const answer = run.kase.answer.action === "accept" ? run.kase.answer.result : undefined;
+  const covers =
+    row.id === COVERAGE_ROW
+      ? violationCoverage(
+          cell.side,
+          run.era,
+          run.observation.sent,
+          answer,
+          run.capabilities as SamplingCapabilities,
+        )
+      : undefined;
+  return {
+    run,
+    row,
+    verdict,
+    attributed: attributedFailures(rows, verdict.checks, cell, run.kase.id),
+    ...(covers ? { covers } : {}),
+  };
+}
+
+/** Findings recorded in one case that count toward another cell, with that row's severity. */
+function attributedFailures(
+  rows: Map<string, RegisterRow>,
+  checks: Check[],
+  cell: { row: string; side: CellSide },
+  caseId: string,
+): JudgedRun["attributed"] {
+  // One entry per other cell, however many findings of this case count toward it.
+  const byCell = new Map<string, { row: string; side: CellSide; details: string[] }>();
+  for (const c of checks) {
+    if (c.ok || c.level !== "info" || !c.countsFor) continue;
+    const { row, side } = c.countsFor;
+    if (row === cell.row && side === cell.side) continue;
+    const key = `${row} ${side}`;
+    const entry = byCell.get(key) ?? { row, side, details: [] };
+    entry.details.push(c.detail.replace(/ \(counted under [^)]*\)$/, ""));
+    byCell.set(key, entry);
+  }
+  return [...byCell.values()].map(({ row, side, details }) => {
+    const target = rows.get(row);
+    const reason = `${details.join("; ")} (seen in case ${cell.row}/${caseId})`;
+    return {
+      row,
+      side,
+      status: target && rowSeverity(target) === "warning" ? ("warn" as const) : ("fail" as const),
+      reason: reason.charAt(0).toUpperCase() + reason.slice(1),
+    };
+  });
 }
 
 /** Judges every run, then withholds credit from every era whose round-trip prerequisite did not pass. */
 export function judgeRuns(register: Register, runs: CaseRun[]): JudgedRun[] {
   const rows = new Map(register.rows.map((r) => [r.id, r]));
-  const judged: JudgedRun[] = runs.map((run) => {
-    const row = rows.get(run.kase.row)!;
-    if (run.harnessError) {
-      return {
-        run,
-        row,
-        verdict: { status: "error", reason: `Harness failure: ${run.harnessError}`, checks: [] },
-      };
-    }
-    const verdict = judgeCase({
-      expect: run.expect,
-      era: run.era,
-      severity: run.kase.severity ?? rowSeverity(row),
-      observation: run.observation,
-      canary: run.canary,
-    });
-    return { run, row, verdict };
-  });
-  const prerequisite = new Map<Era, { met: boolean; what: string }>();
+  const judged: JudgedRun[] = runs.map((run) => judgeOne(rows, run));
+  const prerequisite = new Map<Era, { met: boolean; what: string; harness?: boolean }>();
   for (const era of new Set(runs.map((r) => r.era))) {
     const roundtrips = judged.filter((j) => j.run.era === era && j.row.id === ROUNDTRIP_ROW);
     const failed = roundtrips.find((j) => j.verdict.status !== "pass");
     prerequisite.set(era, {
       met: roundtrips.length > 0 && !failed,
+      // A round trip the harness could not drive leaves the era un-judged (error), not failed by the relay.
+      harness: failed?.verdict.status === "error",
       what:
         roundtrips.length === 0
           ? `no ${ROUNDTRIP_ROW} case ran in ${era}`
@@ -49,11 +139,12 @@ export function judgeRuns(register: Register, runs: CaseRun[]): JudgedRun[] {
             : "",
     });
   }
-  return judged.map((j) =>
-    j.row.id === ROUNDTRIP_ROW
-      ? j
-      : { ...j, verdict: applyPrerequisite(j.verdict, prerequisite.get(j.run.era)!) },
-  );
+  return judged.map((j) => {
+    if (j.row.id === ROUNDTRIP_ROW) return j;
+    const pre = prerequisite.get(j.run.era)!;
+    // Without a round trip nothing else of the era counts: that includes findings attributed to other rows.
+    return { ...j, verdict: applyPrerequisite(j.verdict, pre), attributed: pre.met ? j.attributed : [] };
+  });
 }
 
 /** The case as authored, before canary substitution. */

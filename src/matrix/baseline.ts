@@ -36,8 +36,12 @@ export type BaselineEntry = z.infer<typeof BaselineEntrySchema>;
 export const BaselineSchema = z.object({ expectedFailures: z.array(BaselineEntrySchema) }).strict();
 export type Baseline = z.infer<typeof BaselineSchema>;
 
-/** Statuses that make `run` exit 1 unless baselined. `warn` is reported but does not fail a run. */
-export const RUN_FAILING: ReadonlySet<CellStatus> = new Set<CellStatus>(["fail", "error", "partial", "gap"]);
+/**
+ * Statuses that make `run` exit non-zero unless baselined: fail and gap are the relay's (exit 1), error is the
+ * harness's (exit 3 when nothing failed). `warn` and `partial` are reported but do not fail a run; `gate` decides
+ * whether a partial cell is enough for a required row.
+ */
+export const RUN_FAILING: ReadonlySet<CellStatus> = new Set<CellStatus>(["fail", "error", "gap"]);
 
 /** Statuses that are not a failure of the relay: a baseline entry whose cells all have one is stale. */
 export const NOT_FAILING: ReadonlySet<CellStatus> = new Set<CellStatus>(["pass", "n/a"]);
@@ -115,8 +119,11 @@ export function baselineHygiene(
 export type RunCellOutcome = "pass" | "n/a" | "not-run" | "warning" | "expected-failure" | "failure";
 
 export interface RunBaselineResult {
-  /** 0 when every failing cell is baselined by an unexpired entry and no entry is stale or expired; else 1. */
-  exitCode: 0 | 1;
+  /**
+   * 0 when every failing cell is baselined by an unexpired entry and no entry is stale or expired; 1 when a cell
+   * failed (the relay's) or an entry is stale or expired; 3 when only harness errors remain (cells not driven).
+   */
+  exitCode: 0 | 1 | 3;
   cells: Array<{ cell: Cell; outcome: RunCellOutcome; entry?: IndexedEntry }>;
   /** Failing cells no unexpired entry covers. */
   failures: Cell[];
@@ -137,7 +144,7 @@ export function cellReason(cell: Cell): string {
 }
 
 /**
- * The exit code of `run --baseline`: failing cells (fail, error, partial, gap) must each be covered by an
+ * The exit code of `run --baseline`: failing cells (fail, error, gap) must each be covered by an
  * unexpired entry; stale and expired entries also fail, so a baseline cannot outlive its reason.
  * `today` is YYYY-MM-DD (UTC by default).
  */
@@ -178,7 +185,8 @@ export function applyBaseline(
     lines.push(
       `expected ${cellName(cell)}: ${cell.status}, baselined by ${describeEntry(entry.entry, entry.index)} until ${entry.entry.expires}: ${entry.entry.reason}`,
     );
+  const relayFailed = failures.some((c) => c.status !== "error");
   const exitCode =
-    failures.length === 0 && hygiene.stale.length === 0 && hygiene.expired.length === 0 ? 0 : 1;
+    relayFailed || hygiene.stale.length > 0 || hygiene.expired.length > 0 ? 1 : failures.length > 0 ? 3 : 0;
   return { exitCode, cells, failures, expectedFailures, hygiene, lines };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { applyPrerequisite, describeOutcome, type JudgeInput, judgeCase } from "../../src/judge/case.ts";
 import type { Expectation } from "../../src/model/case.ts";
-import type { Observation } from "../../src/model/evidence.ts";
+import type { Frame, Observation } from "../../src/model/evidence.ts";
 
 const CANARY = "cnry-test-1";
 const sent = { messages: [{ role: "user", content: { type: "text", text: `Hi ${CANARY}` } }], maxTokens: 8 };
@@ -64,7 +64,7 @@ describe("describeOutcome", () => {
 });
 
 describe("judgeCase: delivered", () => {
-  const delivered: Expectation[] = [{ outcome: "delivered" }];
+  const delivered: Expectation[] = [{ outcome: "delivered", unchanged: ["/"] }];
 
   it("passes when the result and the request arrive unchanged", () => {
     const v = judge(delivered, obs());
@@ -96,6 +96,49 @@ describe("judgeCase: delivered", () => {
       "The result the upstream received differs at /model — expected the answer delivered unchanged",
     );
     expect(judge(delivered, o, { severity: "warning" }).status).toBe("warn");
+  });
+
+  it("judges fidelity only where the case's rule is about it; elsewhere a difference is recorded, not failed", () => {
+    const stamped = { ...answer, _meta: { "relay.example/ts": 1 } };
+    const o = obs({ upstream: { kind: "result", result: stamped } });
+    const plain = judge([{ outcome: "delivered" }], o);
+    expect(plain.status).toBe("pass");
+    const info = plain.checks.find((c) => c.id === "result-unchanged")!;
+    expect(info).toMatchObject({ ok: true, level: "info" });
+    expect(info.detail).toMatch(/differs at \/_meta, which this case's rule is not about/);
+    const aboutModel = judge([{ outcome: "delivered", unchanged: ["/result/model"] }], o);
+    expect(aboutModel.status).toBe("pass");
+    const aboutMeta = judge([{ outcome: "delivered", unchanged: ["/result/_meta"] }], o);
+    expect(aboutMeta.status).toBe("fail");
+    expect(aboutMeta.reason).toMatch(/^The result the upstream received differs at \/_meta/);
+    const lowered = obs({ upstream: { kind: "result", result: { ...answer, model: "M" } } });
+    expect(judge([{ outcome: "delivered", unchanged: ["/result/model"] }], lowered).status).toBe("fail");
+    expect(judge([{ outcome: "delivered", unchanged: ["/request"] }], lowered).status).toBe("pass");
+  });
+
+  it("validates every delivered message: an invalid request to the answerer or result to the upstream fails", () => {
+    const noRole = { messages: [{ content: { type: "text", text: `Hi ${CANARY}` } }], maxTokens: 8 };
+    const v = judge([{ outcome: "delivered" }], obs({ asked: [noRole] }));
+    expect(v.status).toBe("fail");
+    expect(failed(v)).toContain("valid-request-delivered");
+    const noModel = { role: "assistant", content: { type: "text", text: "x" } };
+    const r = judge(
+      [{ outcome: "delivered" }],
+      obs({ answered: { result: noModel }, upstream: { kind: "result", result: noModel } }),
+    );
+    expect(failed(r)).toEqual(["valid-result-delivered"]);
+    expect(r.checks.find((c) => c.id === "valid-result-delivered")).toMatchObject({
+      rule: "result.model",
+      countsFor: { row: "sampling-both-validate-message-content", side: "server" },
+    });
+    // Counted toward another cell: recorded here as info, the case's own verdict stands.
+    const elsewhere = judge(
+      [{ outcome: "delivered" }],
+      obs({ answered: { result: noModel }, upstream: { kind: "result", result: noModel } }),
+      { cell: { row: "sampling-stopreason-custom-values", side: "client" } },
+    );
+    expect(elsewhere.status).toBe("pass");
+    expect(elsewhere.checks.find((c) => c.id === "valid-result-delivered")).toMatchObject({ level: "info" });
   });
 
   it("fails a changed request, a repeated question, and an answer that never came", () => {
@@ -202,20 +245,85 @@ describe("judgeCase: error", () => {
     expect(judge([{ outcome: "error", code: [-1, -32602] }], o).status).toBe("pass");
     const wrong = judge([{ outcome: "error", code: [-1, -32603], message: "^x" }], o);
     expect(failed(wrong)).toEqual(["error-code", "error-message"]);
-    expect(wrong.reason).toBe(
-      'Error code -32602, expected -1 or -32603; the message "Invalid PARAMS: maxTokens" does not match /^x/ — expected error -1 or -32603 matching /^x/',
+    expect(wrong.status).toBe("fail");
+    expect(wrong.reason).toBe("Error code -32602, expected -1 or -32603 — expected error -1 or -32603");
+  });
+
+  it("treats a message pattern as advisory: wording alone warns, never fails", () => {
+    const o = obs({ asked: [], answered: undefined, upstream: err(-1, "Declined by the person") });
+    const v = judge([{ outcome: "error", code: -1, message: "reject" }], o);
+    expect(v.status).toBe("warn");
+    expect(v.reason).toBe(
+      'The message "Declined by the person" does not match /reject/ (advisory: wording is not normative) — expected error -1',
+    );
+    expect(judge([{ outcome: "error", code: -1, message: "." }], obs({ upstream: err(-1, 42) })).status).toBe(
+      "warn",
     );
   });
 
-  it("does not accept a non-string message or a result", () => {
-    const v = judge([{ outcome: "error", message: "." }], obs({ upstream: err(-1, 42) }));
-    expect(failed(v)).toEqual(["error-message"]);
+  it("judges the rules that are about the message by meaning: expiry named, no stacked prefixes", () => {
+    for (const m of [
+      "Request expired",
+      "timed out waiting",
+      "Timeout",
+      "deadline passed (1200 ms)",
+      "no answer in time",
+    ]) {
+      expect(
+        judge([{ outcome: "error", code: -32603, means: "expiry" }], obs({ upstream: err(-32603, m) }))
+          .status,
+        m,
+      ).toBe("pass");
+    }
+    const cancel = judge(
+      [{ outcome: "error", code: -32603, means: "expiry" }],
+      obs({ upstream: err(-32603, "the sampling request was cancel") }),
+    );
+    expect(cancel.status).toBe("fail");
+    expect(failed(cancel)).toEqual(["error-message-means-expiry"]);
+    const stacked = judge(
+      [{ outcome: "error", code: -1, notStacked: true }],
+      obs({ upstream: err(-1, "MCP error -1: MCP error -1: User rejected") }),
+    );
+    expect(failed(stacked)).toEqual(["error-message-not-stacked"]);
+    expect(
+      judge(
+        [{ outcome: "error", code: -1, notStacked: true }],
+        obs({ upstream: err(-1, "MCP error -1: User rejected") }),
+      ).status,
+    ).toBe("pass");
+  });
+
+  it("fails an expiry reported later than the declared deadline plus slack, with both figures", () => {
+    const frames = (after: number): Frame[] => [
+      {
+        t: 10,
+        end: "upstream",
+        dir: "to-relay",
+        message: { jsonrpc: "2.0", id: 4, method: "sampling/createMessage" },
+      },
+      {
+        t: 10 + after,
+        end: "upstream",
+        dir: "from-relay",
+        message: { jsonrpc: "2.0", id: 4, error: { code: -32603, message: "expired" } },
+      },
+    ];
+    const e: Expectation[] = [{ outcome: "error", code: -32603, means: "expiry" }];
+    const o = obs({ upstream: err(-32603, "expired") });
+    expect(judge(e, o, { answerTimeoutMs: 1500, frames: frames(1600) }).status).toBe("pass");
+    const late = judge(e, o, { answerTimeoutMs: 1500, frames: frames(3000) });
+    expect(late.status).toBe("fail");
+    expect(late.reason).toMatch(
+      /reported 3000 ms after the request, later than the declared deadline of 1500 ms plus 500 ms slack/,
+    );
+  });
+
+  it("does not accept a result where an error was expected", () => {
     const r = judge([{ outcome: "error", code: -1, message: "x" }], obs());
     expect(ids(r)).toEqual(["upstream-got-error", "no-cross-talk"]);
     expect(failed(r)).toEqual(["upstream-got-error"]);
-    expect(r.reason).toBe(
-      'The upstream received a result (role "assistant", model "m") — expected error -1 matching /x/',
-    );
+    expect(r.reason).toBe('The upstream received a result (role "assistant", model "m") — expected error -1');
   });
 
   it("fails a refusal that asked first, and a decline nobody was asked about", () => {

@@ -28,11 +28,12 @@ describe("caseSide", () => {
 });
 
 describe("cellStatus", () => {
-  it("lets the worst case win: fail > error > warn > pass, skips only when nothing else ran", () => {
+  it("lets the worst case win: fail > error > warn > pass; a skipped case makes a pass partial", () => {
     expect(cellStatus([result("a", "pass"), result("b", "fail"), result("c", "error")])).toBe("fail");
     expect(cellStatus([result("a", "pass"), result("c", "error"), result("d", "warn")])).toBe("error");
     expect(cellStatus([result("a", "pass"), result("d", "warn")])).toBe("warn");
-    expect(cellStatus([result("a", "pass"), result("s", "skip")])).toBe("pass");
+    expect(cellStatus([result("a", "pass"), result("s", "skip")])).toBe("partial");
+    expect(cellStatus([result("a", "pass"), result("s", "skip"), result("b", "fail")])).toBe("fail");
     expect(cellStatus([result("s", "skip")])).toBe("not-run");
     expect(cellStatus([])).toBe("not-run");
   });

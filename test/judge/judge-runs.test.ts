@@ -37,6 +37,7 @@ const register: Register = {
   ],
 };
 const answer = { role: "assistant", content: { type: "text", text: "x" }, model: "m" };
+const sentRequest = { messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 8 };
 
 function caseRun(
   row: string,
@@ -52,7 +53,7 @@ function caseRun(
       row,
       title: "t",
       why: "w",
-      request: {},
+      request: sentRequest,
       answer: { action: "accept", result: answer },
       expect,
       file: "cases/x.yaml",
@@ -61,11 +62,13 @@ function caseRun(
     era,
     canary: "c",
     expect,
+    capabilities: { sampling: {} },
+    answerTimeoutMs: 1500,
     startedAt: "2026-01-01T00:00:00Z",
     durationMs: 3,
     observation: {
-      sent: {},
-      asked: [{}],
+      sent: sentRequest,
+      asked: [sentRequest],
       answered: { result: answer },
       upstream: ok
         ? { kind: "result", result: answer }
@@ -129,14 +132,53 @@ describe("judgeRuns", () => {
     ]);
     expect(judged[1]!.verdict).toEqual({
       status: "error",
-      reason: "Harness failure: relay would not start",
+      reason: "Harness could not drive the case: relay would not start",
       checks: [],
     });
     const rt = judgeRuns(register, [
       caseRun(ROUNDTRIP_ROW, "2025-11-25", true, { harnessError: "boom" }),
       caseRun("sampling-must", "2025-11-25", true),
     ]);
-    expect(rt.map((j) => j.verdict.status)).toEqual(["error", "fail"]);
+    // A round trip the harness could not drive leaves the era un-judged: error, not the relay's failure.
+    expect(rt.map((j) => j.verdict.status)).toEqual(["error", "error"]);
+    expect(rt[1]!.verdict.reason).toMatch(/^Not judged: the harness could not drive the round trip/);
+  });
+
+  it("calls a cell the relay negotiated an older protocol for an error naming the version", () => {
+    const [, older] = judgeRuns(register, [
+      caseRun(ROUNDTRIP_ROW, "2025-11-25", true),
+      caseRun("sampling-must", "2025-11-25", false, {
+        negotiated: { upstream: "2025-11-25", downstream: "2025-06-18" },
+      }),
+    ]);
+    expect(older!.verdict.status).toBe("error");
+    expect(older!.verdict.reason).toMatch(/negotiated protocol 2025-06-18 at its downstream hop/);
+  });
+
+  it("attributes a finding on a delivered message to the row of the rule it breaks, once per cell", () => {
+    const noModel = { role: "assistant", content: { type: "text", text: "x" } };
+    const [, j] = judgeRuns(register, [
+      caseRun(ROUNDTRIP_ROW, "2025-11-25", true),
+      caseRun("sampling-must", "2025-11-25", true, {
+        observation: {
+          sent: sentRequest,
+          asked: [sentRequest],
+          answered: { result: noModel },
+          upstream: { kind: "result", result: noModel },
+        },
+      }),
+    ]);
+    expect(j!.verdict.status).toBe("pass");
+    expect(j!.attributed).toEqual([
+      expect.objectContaining({
+        row: "sampling-both-validate-message-content",
+        side: "server",
+        status: "fail",
+      }),
+    ]);
+    expect(j!.attributed[0]!.reason).toMatch(
+      /result\.model.*\(seen in case sampling-must\/sampling-must-case\)$/,
+    );
   });
 });
 
