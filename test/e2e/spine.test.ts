@@ -6,6 +6,14 @@ import { type Results, ResultsSchema } from "../../src/model/results.ts";
 import { cli, tempDir } from "../helpers/cli.ts";
 import { ISSUE_256_ROWS } from "../helpers/issue-256.ts";
 
+/** The rows whose rule is a review by a person: credited only through an exercised review surface. */
+const REVIEW_ROWS = [
+  "sampling-app-review-ui",
+  "sampling-app-view-edit-prompts",
+  "sampling-app-review-responses",
+  "sampling-client-user-approval-controls",
+];
+
 function readResults(dir: string): Results {
   return ResultsSchema.parse(JSON.parse(readFileSync(join(dir, "results.json"), "utf8")));
 }
@@ -18,7 +26,7 @@ describe("mcpx-conform run against real relay processes", () => {
     expect(r.code).toBe(0);
     const results = readResults(out);
     expect(results.seed).toBe(7);
-    const exercised = results.cells.filter((c) => c.cases.length > 0);
+    const exercised = results.cells.filter((c) => c.cases.some((x) => x.status !== "skip"));
     expect(exercised.length).toBeGreaterThan(10);
     for (const cell of exercised) {
       expect(
@@ -26,6 +34,7 @@ describe("mcpx-conform run against real relay processes", () => {
         `${cell.row}@${cell.era}/${cell.side}: ${cell.cases.map((c) => c.reason).join("; ")}`,
       ).toBe("pass");
       for (const c of cell.cases) {
+        if (c.status === "skip") continue;
         expect(c.evidence).toBeDefined();
         const evidence = EvidenceSchema.parse(JSON.parse(readFileSync(join(out, c.evidence!), "utf8")));
         expect(evidence.frames.length).toBeGreaterThan(0);
@@ -66,12 +75,47 @@ describe("mcpx-conform run against real relay processes", () => {
     // What a pass-through does do right still passes: it relays, keeps content, and honours a denial.
     expect(status("sampling-relay-roundtrip")).toEqual(["pass"]);
     expect(status("sampling-relay-content-unchanged")).toEqual(["pass"]);
-    expect(status("sampling-human-in-loop-can-deny")).toEqual(["pass"]);
+    // A pass-through has no review surface: the review rows are partial at best, never credited.
+    expect(status("sampling-human-in-loop-can-deny")).toEqual(["partial"]);
+    for (const row of REVIEW_ROWS) expect(status(row), row).not.toContain("pass");
+    const evidence = await cli(["evidence", "--results", join(out, "results.json"), "--issue", "dezren39/darwin-nix#256"]);
+    expect(evidence.stdout).toMatch(/\| 6 \| The review surface shows[^\n]*\| ❌ not met \|/);
+    expect(evidence.stdout).not.toMatch(/may be closed/i);
     const reasons = results.cells
       .filter((c) => c.row === "sampling-client-errors-user-rejected-and-tool-shape")
       .flatMap((c) => c.cases.map((x) => x.reason));
     expect(reasons.join("\n")).toMatch(/upstream received a result/);
     expect(reasons.join("\n")).toMatch(/error code -32603, expected -1/i);
+  });
+
+  it("credits no review row to the reference relay without its review surface, and #256 stays open", async () => {
+    const out = tempDir();
+    const r = await cli([
+      "run",
+      "--target",
+      "targets/reference.yaml",
+      "--era",
+      "2025-11-25",
+      "--rows",
+      [...REVIEW_ROWS, "sampling-human-in-loop-can-deny"].join(","),
+      "--out",
+      out,
+      "--quiet",
+    ]);
+    // Partial is reported, not failed: the relay delegated the review to its downstream.
+    expect(r.code).toBe(0);
+    const results = readResults(out);
+    for (const row of REVIEW_ROWS) {
+      const cells = results.cells.filter((c) => c.row === row);
+      expect(cells.length, row).toBeGreaterThan(0);
+      for (const cell of cells) {
+        expect(cell.status, row).toBe("partial");
+        expect(cell.note).toMatch(/delegated to the downstream client; no review surface exercised/);
+      }
+    }
+    const evidence = await cli(["evidence", "--results", join(out, "results.json"), "--issue", "dezren39/darwin-nix#256"]);
+    expect(evidence.stdout).toMatch(/\| 6 \| The review surface shows[^\n]*\| ❌ not met \|/);
+    expect(evidence.stdout).not.toMatch(/may be closed\./i);
   });
 
   it("reports a bad target profile in one line naming the file and field, exit 2", async () => {
