@@ -13,7 +13,10 @@ export function withCanary<T>(value: T, canary: string): T {
   return walk(value) as T;
 }
 
-/** A canary token unique to one case × era run: traceable in any frame at either end. */
+/**
+ * A canary token unique to one case × era run: traceable in any frame at either end. Mixed case and non-ASCII on
+ * purpose: a relay that lower-cases, normalises or re-encodes text shows up as a fidelity difference.
+ */
 export function canaryFor(caseId: string, era: string, seed: number, n: number): string {
-  return `cnry-${caseId}-${era.replaceAll("-", "")}-${seed.toString(36)}${n.toString(36)}`;
+  return `Cnry-${caseId}-${era.replaceAll("-", "")}-${seed.toString(36)}${n.toString(36)}-ÄΩ`;
 }
