@@ -8,6 +8,9 @@ import { applyPrerequisite, type CaseVerdict, judgeCase } from "./case.ts";
 import { caseSide } from "./cells.ts";
 import { COVERAGE_ROW, type Coverage, violationCoverage } from "./coverage.ts";
 
+/** The row of a relay between a downstream and an upstream of different eras. */
+const ADAPTS_ROW = "sampling-relay-adapts-to-downstream-era";
+
 /** The row whose cases prove, per era, that the relay relays sampling at all. */
 export const ROUNDTRIP_ROW = "sampling-relay-roundtrip";
 
@@ -55,6 +58,7 @@ function judgeOne(rows: Map<string, RegisterRow>, run: CaseRun): JudgedRun {
     };
   }
   const hasCell = (id: string) => rows.get(id)?.eras.includes(run.era) ?? false;
+  const bridging = run.kase.downstreamEra !== undefined && run.kase.downstreamEra !== run.era;
   const cell = { row: row.id, side: caseSide(row, run.kase.side) };
   const verdict = judgeCase({
     expect: run.expect,
@@ -67,7 +71,11 @@ function judgeOne(rows: Map<string, RegisterRow>, run: CaseRun): JudgedRun {
     capabilities: run.capabilities as SamplingCapabilities,
     answerTimeoutMs: run.answerTimeoutMs,
     frames: run.frames,
-    attribute: (rule, channel) => rowForRule(rule, channel, hasCell),
+    attribute: (rule, channel) =>
+      // Between eras, a message the other end cannot take is the bridge's failure to adapt, whatever the rule.
+      bridging && hasCell(ADAPTS_ROW)
+        ? { row: ADAPTS_ROW, side: "intermediary" }
+        : rowForRule(rule, channel, hasCell),
   });
   const answer = run.kase.answer.action === "accept" ? run.kase.answer.result : undefined;
   const covers =

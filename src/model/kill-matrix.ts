@@ -160,12 +160,28 @@ function describe(sel: CellSelector): string {
 
 const cellName = (c: Cell) => `${c.row}/${c.side}@${c.era}`;
 
-/** Exercised cells (with at least one case) the selector matches. */
+/** A cell with at least one case that ran against the target (skipped cases exercise nothing). */
+const exercisedCell = (c: Cell) => c.cases.some((k) => k.status !== "skip");
+
+/**
+ * Whether a cell passed everything the target could run: `pass`, or `partial` only because some cases could not
+ * run against this kind of target (a plain client answerer has no review surface) while every case that ran passed.
+ */
+export function passedWhatRan(c: Cell): boolean {
+  if (c.status === "pass") return true;
+  return (
+    c.status === "partial" &&
+    c.cases.some((k) => k.status === "skip") &&
+    c.cases.every((k) => k.status === "pass" || k.status === "skip")
+  );
+}
+
+/** Exercised cells (with at least one case that ran) the selector matches. */
 export function selectCells(results: Results, sel: CellSelector, exclude: CellSelector[] = []): Cell[] {
   const matches = (s: CellSelector, c: Cell) =>
     (s.row === "*" || s.row === c.row) && (!s.era || s.era === c.era) && (!s.side || s.side === c.side);
   return results.cells.filter(
-    (c) => c.cases.length > 0 && matches(sel, c) && !exclude.some((x) => matches(x, c)),
+    (c) => exercisedCell(c) && matches(sel, c) && !exclude.some((x) => matches(x, c)),
   );
 }
 
@@ -211,7 +227,7 @@ export function checkRelay(relay: BrokenRelay, results: Results): string[] {
     const cells = exercised(sel, "pass");
     if (cells.length === 0) continue;
     for (const cell of cells) {
-      if (cell.status !== "pass") {
+      if (!passedWhatRan(cell)) {
         const why = caseReasons(cell, true);
         problems.push(
           `false red: ${cellName(cell)} is ${cell.status}, but this defect must not fail it — ${why}`,
@@ -226,14 +242,14 @@ export function checkRelay(relay: BrokenRelay, results: Results): string[] {
   return problems;
 }
 
-/** Problems with the reference relay's run: any exercised cell that is not a pass. */
+/** Problems with a known-good relay's run: any exercised cell that did not pass everything it ran. */
 export function checkReference(results: Results): string[] {
   return results.cells
-    .filter((c) => c.cases.length > 0 && c.status !== "pass")
+    .filter((c) => exercisedCell(c) && !passedWhatRan(c))
     .map(
       (c) =>
-        `${cellName(c)} is ${c.status}: ${c.cases
-          .filter((k) => k.status !== "pass")
+        `${cellName(c)} is ${c.status}${c.note ? ` (${c.note})` : ""}: ${c.cases
+          .filter((k) => k.status !== "pass" && k.status !== "skip")
           .map((k) => `${k.id}: ${k.reason}`)
           .join("; ")}`,
     );
