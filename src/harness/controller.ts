@@ -1,28 +1,14 @@
-import type { Frame, Observation } from "../model/evidence.ts";
+import type { Answer } from "../model/case.ts";
+import type { CaseRun } from "../model/case-run.ts";
 import type { LoadedCase } from "../model/load.ts";
 import type { TargetProfile } from "../model/target.ts";
 import type { Era } from "../validator/eras.ts";
 import { ControlServer } from "./channels.ts";
 import { canaryFor, withCanary } from "./instantiate.ts";
 import { bystanderAnswer, runIsolationCase } from "./isolation.ts";
-import { RelaySession } from "./session.ts";
+import { RelaySession, SessionStartError } from "./session.ts";
 
-/** Everything the harness saw for one case × era, ready to be judged. */
-export interface CaseRun {
-  kase: LoadedCase;
-  era: Era;
-  canary: string;
-  /** The case's expectations with the canary filled in. */
-  expect: LoadedCase["expect"];
-  startedAt: string;
-  durationMs: number;
-  observation: Observation;
-  frames: Frame[];
-  negotiated: { upstream: string | null; downstream: string | null };
-  /** Set when the harness could not run the case at all (the relay would not start, …). */
-  harnessError?: string;
-  relayLog?: string;
-}
+export type { CaseRun } from "../model/case-run.ts";
 
 export interface RunPlan {
   profile: TargetProfile;
@@ -38,6 +24,13 @@ export function answererCapabilities(kase: LoadedCase): Record<string, unknown> 
   if (kase.capabilities) return kase.capabilities;
   const hasTools = "tools" in kase.request || "toolChoice" in kase.request;
   return { sampling: hasTools ? { tools: {} } : {} };
+}
+
+/** Timing cases take their delay from the target's own deadline (`delayOfAnswerTimeout`), not a fixed figure. */
+export function withProfileDelay(answer: Answer, profile: TargetProfile): Answer {
+  if (answer.action !== "accept" || answer.delayOfAnswerTimeout === undefined) return answer;
+  const { delayOfAnswerTimeout, ...rest } = answer;
+  return { ...rest, delayMs: Math.max(1, Math.round(delayOfAnswerTimeout * profile.answerTimeoutMs)) };
 }
 
 /**
@@ -58,20 +51,26 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
     for (const items of groups.values()) {
       let session: RelaySession | undefined;
       let startError: string | undefined;
+      let startFrames: CaseRun["frames"] = [];
+      let startLog: string | undefined;
       for (const { kase, era } of items) {
         const canary = canaryFor(kase.id, era, plan.seed, n++);
         const params = withCanary(kase.request, canary);
-        const answer = withCanary(kase.answer, canary);
+        const answer = withProfileDelay(withCanary(kase.answer, canary), plan.profile);
         const expect = withCanary(kase.expect, canary);
         const review = kase.review ? withCanary(kase.review, canary) : undefined;
         const startedAt = new Date().toISOString();
         const t0 = performance.now();
-        const record = (out: Pick<CaseRun, "observation" | "frames" | "negotiated" | "relayLog">) => {
+        const record = (
+          out: Pick<CaseRun, "observation" | "frames" | "negotiated" | "relayLog" | "harnessError">,
+        ) => {
           const run: CaseRun = {
             kase,
             era,
             canary,
             expect,
+            capabilities: answererCapabilities(kase),
+            answerTimeoutMs: plan.profile.answerTimeoutMs,
             startedAt,
             durationMs: Math.round(performance.now() - t0),
             ...out,
@@ -110,17 +109,22 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
             startError = undefined;
           } catch (error) {
             startError = error instanceof Error ? error.message : String(error);
+            startFrames = error instanceof SessionStartError ? error.frames : [];
+            startLog = error instanceof SessionStartError ? error.relayLog : undefined;
           }
         }
         if (!session) {
+          // The harness could not drive this case: an error with the real cause, never a verdict on the relay.
           record({
             observation: {
               sent: params,
               asked: [],
               upstream: { kind: "broken", detail: `the relay session could not start: ${startError}` },
             },
-            frames: [],
+            frames: startFrames,
             negotiated: { upstream: null, downstream: null },
+            harnessError: `the relay session could not start: ${startError}`,
+            ...(startLog ? { relayLog: startLog } : {}),
           });
         } else {
           const out = await session.runCase({

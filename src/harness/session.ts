@@ -70,6 +70,17 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   ]);
 }
 
+/** A session that never started: the frames both ends saw and the relay's stderr, for the evidence. */
+export class SessionStartError extends Error {
+  constructor(
+    message: string,
+    readonly frames: Frame[],
+    readonly relayLog: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
 /**
  * One relay process with one downstream session in one era: the harness upstream at one end (launched by
  * the relay through the shim), the harness answerer at the other. Cases run through it one after another.
@@ -91,13 +102,18 @@ export class RelaySession {
 
   static async open(options: SessionOptions): Promise<RelaySession> {
     const session = new RelaySession(options);
+    session.recorder.mark();
     try {
       await session.start();
     } catch (error) {
       const log = session.relay?.stderr.trim();
       await session.close();
       const detail = error instanceof Error ? error.message : String(error);
-      throw new Error(`${detail}${log ? `; relay stderr: ${log.split("\n").slice(-5).join(" | ")}` : ""}`);
+      throw new SessionStartError(
+        `${detail}${log ? `; relay stderr: ${log.split("\n").slice(-5).join(" | ")}` : ""}`,
+        session.recorder.since(0),
+        log ? log.slice(-2000) : undefined,
+      );
     }
     return session;
   }

@@ -20,8 +20,16 @@ export const AnswerSchema = z
         result: JsonObject,
         /** A slow person: answer only after this many milliseconds. */
         delayMs: z.number().int().positive().max(60_000).optional(),
+        /**
+         * A slow person relative to the target's own deadline: answer after this fraction of the profile's
+         * answerTimeoutMs (timing cases take their delays from the profile, so an honest short deadline passes).
+         */
+        delayOfAnswerTimeout: z.number().positive().lt(1).optional(),
       })
-      .strict(),
+      .strict()
+      .refine((a) => a.delayMs === undefined || a.delayOfAnswerTimeout === undefined, {
+        message: "give delayMs or delayOfAnswerTimeout, not both",
+      }),
     /** The person/agent says no: legacy eras answer with an error (default -1), 2026-07-28 omits the input. */
     z
       .object({
@@ -82,10 +90,26 @@ export const ReviewSchema = z
 export type Review = z.infer<typeof ReviewSchema>;
 
 export const ExpectationSchema = z.discriminatedUnion("outcome", [
-  /** The upstream received the answer's result unchanged (deep-equal JSON), and the answerer the request unchanged. */
+  /**
+   * The answerer was asked and its result reached the upstream. Fidelity is judged only where the case's rule is
+   * about it: `unchanged` lists JSON pointers under /request (what the answerer received against what the upstream
+   * sent) and /result (what the upstream received against what the answerer sent) that must be deep-equal; "/"
+   * means both documents whole. Other differences are recorded but fail only sampling-relay-content-unchanged.
+   */
   z
     .object({
       outcome: z.literal("delivered"),
+      unchanged: z
+        .array(
+          z
+            .string()
+            .regex(
+              /^\/$|^\/(request|result)(\/[^/]*)*$/,
+              'a JSON pointer under /request or /result (e.g. /result/stopReason), or "/" for both whole',
+            ),
+        )
+        .min(1)
+        .optional(),
       eras: z.array(EraSchema).optional(),
       ...ExtraChecks,
     })
@@ -96,8 +120,16 @@ export const ExpectationSchema = z.discriminatedUnion("outcome", [
       outcome: z.literal("error"),
       /** Acceptable code(s); unset: any error code (e.g. a denial honoured with whatever code). */
       code: z.union([z.number().int(), z.array(z.number().int()).min(1)]).optional(),
-      /** Regular expression (case-insensitive) the message must match. */
+      /**
+       * Regular expression (case-insensitive) the message is expected to match. Advisory: codes are normative,
+       * wording is not, so a mismatch makes the case `warn`, never `fail`. Rules about the message itself use
+       * `means` or `notStacked`.
+       */
       message: z.string().optional(),
+      /** Normative: the message must say this, by meaning (src/judge/meanings.ts lists what counts). */
+      means: z.enum(["expiry"]).optional(),
+      /** Normative: the message carries no stacked prefixes (the code repeated in text, a wrapper around a wrapper). */
+      notStacked: z.boolean().optional(),
       /** true: the answerer must have been asked; false: it must never have been asked. Unset: either. */
       asked: z.boolean().optional(),
       eras: z.array(EraSchema).optional(),

@@ -25,7 +25,21 @@ export const FrameSchema = z.object({
 });
 export type Frame = z.infer<typeof FrameSchema>;
 
-export const CheckSchema = z.object({ id: z.string(), ok: z.boolean(), detail: z.string() });
+export const CheckSchema = z.object({
+  id: z.string(),
+  ok: z.boolean(),
+  detail: z.string(),
+  /**
+   * must (default): a failure fails the case; advisory: a failure makes it warn (e.g. message wording); info:
+   * recorded for the reader, judged elsewhere (a fidelity difference outside the case's rule, a finding that
+   * counts toward another row).
+   */
+  level: z.enum(["must", "advisory", "info"]).optional(),
+  /** The validator rule a finding check is about. */
+  rule: z.string().optional(),
+  /** The register cell a check counts toward when it is not the case's own. */
+  countsFor: z.object({ row: z.string(), side: CellSideSchema }).optional(),
+});
 export type Check = z.infer<typeof CheckSchema>;
 
 /** What the upstream finally got back for its sampling request. */
