@@ -224,7 +224,8 @@ export function checkRelay(relay: BrokenRelay, results: Results): string[] {
     }
   }
   for (const sel of relay.mustPass) {
-    const cells = exercised(sel, "pass");
+    // "*" in mustPass means every exercised cell but those the defect must fail: "fails this, nothing else".
+    const cells = sel.row === "*" ? selectCells(results, sel, relay.mustFail) : exercised(sel, "pass");
     if (cells.length === 0) continue;
     for (const cell of cells) {
       if (!passedWhatRan(cell)) {
