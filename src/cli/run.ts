@@ -259,7 +259,8 @@ export async function run(opts: RunOptions): Promise<{ code: number; results: Re
   );
   log(`mcpx-conform: wrote results.json${written.map((w) => `, ${relative(outDir, w) || w}`).join("")}`);
   // A relay's failure (1) outranks cells the harness could not drive (3); neither: 0.
-  const code = baselined.exitCode === 1 || fuzzFailed ? EXIT.failed : baselined.exitCode === 3 ? EXIT.harness : EXIT.ok;
+  const code =
+    baselined.exitCode === 1 || fuzzFailed ? EXIT.failed : baselined.exitCode === 3 ? EXIT.harness : EXIT.ok;
   return { code, results, outDir };
 }
 

@@ -78,7 +78,13 @@ describe("mcpx-conform run against real relay processes", () => {
     // A pass-through has no review surface: the review rows are partial at best, never credited.
     expect(status("sampling-human-in-loop-can-deny")).toEqual(["partial"]);
     for (const row of REVIEW_ROWS) expect(status(row), row).not.toContain("pass");
-    const evidence = await cli(["evidence", "--results", join(out, "results.json"), "--issue", "dezren39/darwin-nix#256"]);
+    const evidence = await cli([
+      "evidence",
+      "--results",
+      join(out, "results.json"),
+      "--issue",
+      "dezren39/darwin-nix#256",
+    ]);
     expect(evidence.stdout).toMatch(/\| 6 \| The review surface shows[^\n]*\| ❌ not met \|/);
     expect(evidence.stdout).not.toMatch(/may be closed/i);
     const reasons = results.cells
@@ -113,7 +119,13 @@ describe("mcpx-conform run against real relay processes", () => {
         expect(cell.note).toMatch(/delegated to the downstream client; no review surface exercised/);
       }
     }
-    const evidence = await cli(["evidence", "--results", join(out, "results.json"), "--issue", "dezren39/darwin-nix#256"]);
+    const evidence = await cli([
+      "evidence",
+      "--results",
+      join(out, "results.json"),
+      "--issue",
+      "dezren39/darwin-nix#256",
+    ]);
     expect(evidence.stdout).toMatch(/\| 6 \| The review surface shows[^\n]*\| ❌ not met \|/);
     expect(evidence.stdout).not.toMatch(/may be closed\./i);
   });

@@ -277,8 +277,20 @@
                 h("td", { text: text(c.id) }),
                 // advisory failures only warn; info checks are judged elsewhere (another row, or content fidelity)
                 h("td", {
-                  class: c.ok ? "s-pass" : c.level === "advisory" ? "s-warn" : c.level === "info" ? "muted" : "s-fail",
-                  text: c.ok ? "✓" : c.level === "advisory" ? "! advisory" : c.level === "info" ? "✗ counted elsewhere" : "✗",
+                  class: c.ok
+                    ? "s-pass"
+                    : c.level === "advisory"
+                      ? "s-warn"
+                      : c.level === "info"
+                        ? "muted"
+                        : "s-fail",
+                  text: c.ok
+                    ? "✓"
+                    : c.level === "advisory"
+                      ? "! advisory"
+                      : c.level === "info"
+                        ? "✗ counted elsewhere"
+                        : "✗",
                 }),
                 h("td", { text: text(c.detail) }),
               ),
