@@ -1,14 +1,33 @@
-import type { FuzzEraReport } from "../harness/fuzz.ts";
+import type { FuzzCounterexample, FuzzEraReport } from "../harness/fuzz.ts";
 import { FUZZ_CAPABILITIES } from "../harness/fuzz.ts";
 import type { JudgedCase } from "../judge/cells.ts";
 import type { Case } from "../model/case.ts";
 import type { Evidence } from "../model/evidence.ts";
-import type { Register } from "../model/register.ts";
+import type { CellSide, Register } from "../model/register.ts";
 import type { Results } from "../model/results.ts";
 import { writeJsonFile, writeYamlFile } from "./evidence-files.ts";
 
 /** One era's fuzzing in results.json; `caseFile` is ready to be copied into cases/<row>/ as a regression case. */
 export type FuzzSummary = NonNullable<Results["fuzz"]>[number];
+
+type Cell = { row: string; side: CellSide };
+
+/**
+ * The cells a counterexample fails. First the row the disagreement breaks (`cx.row`: the oracle's row for a
+ * wrong accept/refuse decision; sampling-relay-content-unchanged when a legal exchange was delivered changed,
+ * see `differential` in src/harness/fuzz.ts); then every row a failing judge check counts toward (an illegal
+ * message the relay delivered breaks the row of the rule the validator names, src/judge/attribution.ts), so
+ * the same disagreement weighs where a scripted case breaking that rule would.
+ */
+export function counterexampleCells(cx: FuzzCounterexample): Cell[] {
+  const cells: Cell[] = [{ row: cx.row, side: cx.side }];
+  for (const c of cx.verdict.checks) {
+    if (c.ok || (c.level ?? "must") !== "must" || !c.countsFor) continue;
+    if (!cells.some((x) => x.row === c.countsFor!.row && x.side === c.countsFor!.side))
+      cells.push({ row: c.countsFor.row, side: c.countsFor.side });
+  }
+  return cells;
+}
 
 /**
  * Turns differential-fuzzing reports into results: a disagreement becomes a failing case in the cell of the
@@ -24,13 +43,23 @@ export function foldFuzz(
   const summaries: FuzzSummary[] = [];
   const judged: JudgedCase[] = [];
   for (const report of reports) {
-    const base = { era: report.era, seed: report.seed, runs: report.runs, branches: report.branches, durationMs: report.durationMs };
+    const base = {
+      era: report.era,
+      seed: report.seed,
+      runs: report.runs,
+      branches: report.branches,
+      durationMs: report.durationMs,
+    };
     const cx = report.counterexample;
     if (!cx) {
       summaries.push(
         report.error
           ? { ...base, status: "error", reason: `fuzzing could not run: ${report.error}` }
-          : { ...base, status: "pass", reason: `${report.runs} generated exchanges: the relay agreed with the reference validator on every one` },
+          : {
+              ...base,
+              status: "pass",
+              reason: `${report.runs} generated exchanges: the relay agreed with the reference validator on every one`,
+            },
       );
       continue;
     }
@@ -67,14 +96,27 @@ export function foldFuzz(
     const rel = `evidence/fuzz/${id}.json`;
     const sha = writeJsonFile(outDir, rel, evidence);
     const caseFile = `fuzz/counterexamples/${cx.row}/${id}.yaml`;
-    writeYamlFile(outDir, caseFile, definition, `# Copy into cases/${cx.row}/ to keep this counterexample as a regression case.`);
+    writeYamlFile(
+      outDir,
+      caseFile,
+      definition,
+      `# Copy into cases/${cx.row}/ to keep this counterexample as a regression case.`,
+    );
     summaries.push({ ...base, status: "fail", reason, evidence: rel, caseFile });
-    judged.push({
-      row: cx.row,
-      era: report.era,
-      side: cx.side,
-      result: { id, status: "fail", reason, evidence: rel, evidenceSha256: sha, durationMs: report.durationMs },
-    });
+    for (const cell of counterexampleCells(cx)) {
+      judged.push({
+        ...cell,
+        era: report.era,
+        result: {
+          id,
+          status: "fail",
+          reason,
+          evidence: rel,
+          evidenceSha256: sha,
+          durationMs: report.durationMs,
+        },
+      });
+    }
   }
   return { summaries, judged };
 }

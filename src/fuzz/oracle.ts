@@ -1,7 +1,9 @@
+import { firstDifference } from "../judge/json-diff.ts";
 import type { Expectation } from "../model/case.ts";
+import type { Observation } from "../model/evidence.ts";
 import type { CellSide } from "../model/register.ts";
-import { validateRequest, validateResult } from "../validator/index.ts";
 import { type Era, isModernEra } from "../validator/eras.ts";
+import { validateRequest, validateResult } from "../validator/index.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
 
 /** A generated exchange: what the upstream sends, and what the answerer answers if asked. */
@@ -19,10 +21,14 @@ export interface OracleVerdict {
   says: string;
 }
 
+/** The row a legal exchange answers to: both documents must pass unchanged. */
+export const CONTENT_UNCHANGED_ROW = "sampling-relay-content-unchanged";
+
 /**
  * The differential oracle: what a conforming relay must do with an exchange, decided by the reference
  * validator alone. Illegal request → refused before asking (-32602; 2026-07-28: no response at all);
- * legal request with an illegal result → refused after asking; both legal → delivered unchanged both ways.
+ * legal request with an illegal result → refused after asking; both legal → delivered unchanged both ways
+ * (`unchanged: ["/"]`: the whole request and the whole result, so a saved counterexample judges fidelity too).
  */
 export function oracle(exchange: Exchange, era: Era, capabilities: SamplingCapabilities): OracleVerdict {
   const modern = isModernEra(era);
@@ -44,14 +50,76 @@ export function oracle(exchange: Exchange, era: Era, capabilities: SamplingCapab
     return {
       row: "sampling-both-validate-message-content",
       side: "server",
-      expect: modern ? [{ outcome: "withheld", asked: true }] : [{ outcome: "error", code: [-32602, -32603], asked: true }],
+      expect: modern
+        ? [{ outcome: "withheld", asked: true }]
+        : [{ outcome: "error", code: [-32602, -32603], asked: true }],
       says: `the result is illegal for this request in ${era}: ${f.rule} at ${f.pointer || "/"} (${f.message})`,
     };
   }
   return {
-    row: "sampling-relay-content-unchanged",
+    row: CONTENT_UNCHANGED_ROW,
     side: "intermediary",
-    expect: [{ outcome: "delivered" }],
+    expect: [{ outcome: "delivered", unchanged: ["/"] }],
     says: `request and result are legal in ${era}, so both must pass unchanged`,
   };
+}
+
+/** Where a delivered document differs from what its sender sent. */
+export interface FidelityDifference {
+  /** request: what the answerer received against what the upstream sent; result: the other way round. */
+  document: "request" | "result";
+  /** RFC 6901 pointer of the first difference inside the document ("/" for the whole). */
+  pointer: string;
+  sent: unknown;
+  received: unknown;
+}
+
+/**
+ * Fidelity of what was delivered, independent of the judge's case scoping: the request the answerer received
+ * must deep-equal the one the upstream sent, and the result the upstream received the one the answerer sent.
+ * Empty when both arrived unchanged or when nothing was delivered (the accept/refuse decision is judged
+ * elsewhere). Only meaningful where the oracle says the exchange is legal.
+ */
+export function fidelity(o: Observation): FidelityDifference[] {
+  const out: FidelityDifference[] = [];
+  if (o.asked.length > 0) {
+    // On a review target, a reviewer's edit is what the model must receive (the fuzzer scripts none).
+    const edit = (o.reviews ?? []).find((r) => r.stage === "request" && r.decision.params !== undefined);
+    const sent = edit ? edit.decision.params : o.sent;
+    const d = firstDifference(sent, o.asked[0]);
+    if (d !== null) out.push(difference("request", d, sent, o.asked[0]));
+  }
+  const answered = o.answered as { result?: unknown } | undefined;
+  if (o.upstream.kind === "result" && answered && "result" in answered) {
+    const d = firstDifference(answered.result, o.upstream.result);
+    if (d !== null) out.push(difference("result", d, answered.result, o.upstream.result));
+  }
+  return out;
+}
+
+function difference(document: "request" | "result", pointer: string, sent: unknown, got: unknown) {
+  return { document, pointer, sent: valueAt(sent, pointer), received: valueAt(got, pointer) };
+}
+
+/** The value at an RFC 6901 pointer ("/" or "" for the whole document; undefined when absent). */
+export function valueAt(doc: unknown, pointer: string): unknown {
+  if (pointer === "/" || pointer === "") return doc;
+  let cur: unknown = doc;
+  for (const raw of pointer.slice(1).split("/")) {
+    const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+    if (cur === null || typeof cur !== "object" || !Object.hasOwn(cur, key)) return undefined;
+    cur = (cur as Record<string, unknown>)[key];
+  }
+  return cur;
+}
+
+const show = (v: unknown) => (v === undefined ? "absent" : JSON.stringify(v));
+
+/** One sentence per difference, e.g. `the result the upstream received differs at /model ("GPT" sent, "gpt" received)`. */
+export function describeFidelity(d: FidelityDifference): string {
+  const where = d.pointer === "/" ? "" : ` at ${d.pointer}`;
+  const clip = (s: string) => (s.length > 80 ? `${s.slice(0, 79)}…` : s);
+  return d.document === "request"
+    ? `the request the answerer received differs from the one the upstream sent${where} (${clip(show(d.sent))} sent, ${clip(show(d.received))} received)`
+    : `the result the upstream received differs from the one the answerer sent${where} (${clip(show(d.sent))} sent, ${clip(show(d.received))} received)`;
 }

@@ -1,6 +1,14 @@
 import fc from "fast-check";
-import { legalExchange, mutation } from "../fuzz/arbitraries.ts";
-import { type Exchange, oracle } from "../fuzz/oracle.ts";
+import { legalExchange } from "../fuzz/arbitraries.ts";
+import { mutation } from "../fuzz/mutations.ts";
+import {
+  CONTENT_UNCHANGED_ROW,
+  describeFidelity,
+  type Exchange,
+  type FidelityDifference,
+  fidelity,
+  oracle,
+} from "../fuzz/oracle.ts";
 import { type CaseVerdict, judgeCase } from "../judge/case.ts";
 import type { Frame, Observation } from "../model/evidence.ts";
 import type { TargetProfile } from "../model/target.ts";
@@ -28,6 +36,7 @@ export function exchanges(era: Era): fc.Arbitrary<Exchange> {
 
 export interface FuzzCounterexample {
   exchange: Exchange;
+  /** The row the disagreement breaks: the oracle's, or sampling-relay-content-unchanged for a fidelity one. */
   row: string;
   side: "client" | "server" | "intermediary";
   says: string;
@@ -36,6 +45,50 @@ export interface FuzzCounterexample {
   observation: Observation;
   frames: Frame[];
   negotiated: { upstream: string | null; downstream: string | null };
+  /** Set when the relay delivered a legal exchange but changed it on the way. */
+  fidelity?: FidelityDifference[];
+}
+
+/** The judge's own fidelity checks, which the fuzzer's say better (with values). */
+const JUDGE_FIDELITY = new Set(["request-unchanged", "result-unchanged"]);
+
+/**
+ * The differential verdict on one exchange: the judge's verdict on the oracle's expectation, and, where the oracle
+ * says the exchange is legal, fidelity checked here as well (whatever the judge's scoping of `unchanged`): any
+ * difference between what was sent and what was delivered, either way, is a disagreement on
+ * sampling-relay-content-unchanged.
+ */
+export function differential(
+  says: ReturnType<typeof oracle>,
+  verdict: CaseVerdict,
+  observation: Observation,
+): {
+  agree: boolean;
+  row: string;
+  side: FuzzCounterexample["side"];
+  verdict: CaseVerdict;
+  fidelity?: FidelityDifference[];
+} {
+  const diffs = says.row === CONTENT_UNCHANGED_ROW ? fidelity(observation) : [];
+  if (diffs.length === 0)
+    return { agree: verdict.status === "pass", row: says.row, side: says.side, verdict };
+  const checks = diffs.map((d) => ({
+    id: `fuzz-${d.document}-fidelity`,
+    ok: false,
+    detail: describeFidelity(d),
+  }));
+  const others = verdict.checks
+    .filter((c) => !c.ok && (c.level ?? "must") === "must" && !JUDGE_FIDELITY.has(c.id))
+    .map((c) => c.detail);
+  const said = [...diffs.map(describeFidelity), ...others].join("; ");
+  const reason = `${said.charAt(0).toUpperCase()}${said.slice(1)}`;
+  return {
+    agree: false,
+    row: CONTENT_UNCHANGED_ROW,
+    side: "intermediary",
+    verdict: { status: "fail", reason, checks: [...verdict.checks, ...checks] },
+    fidelity: diffs,
+  };
 }
 
 export interface FuzzEraReport {
@@ -92,15 +145,17 @@ export async function fuzzTarget(options: {
           params: exchange.params,
           answer: { action: "accept", result: exchange.result },
         });
-        const verdict = judgeCase({
+        const judged = judgeCase({
           expect: says.expect,
           era,
           severity: "failure",
           observation: out.observation,
           canary: `fuzz-no-canary-${n}`,
+          capabilities: FUZZ_CAPABILITIES,
         });
-        if (verdict.status === "pass") return true;
-        last = { exchange, ...says, verdict, ...out };
+        const { agree, ...d } = differential(says, judged, out.observation);
+        if (agree) return true;
+        last = { exchange, ...says, ...d, ...out };
         return false;
       });
       try {

@@ -1,0 +1,59 @@
+/**
+ * Differential fuzzing end to end, through the real CLI and real relay processes: a relay that decides every
+ * exchange right but lower-cases the result's `model` (test/fixtures/fuzz-relays/lowercases-model.yaml: the
+ * reference relay behind a pass-through) is caught with a shrunk counterexample on
+ * sampling-relay-content-unchanged, and the reference relay agrees on every exchange of the same seed.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { type Results, ResultsSchema } from "../../src/model/results.ts";
+import { cli, tempDir } from "../helpers/cli.ts";
+
+const run = (target: string, out: string) =>
+  cli(
+    [
+      "run",
+      ...["--target", target, "--era", "2025-11-25", "--rows", "sampling-relay-roundtrip"],
+      ...["--fuzz", "60", "--seed", "1", "--out", out, "--quiet"],
+    ],
+    { timeoutMs: 55_000 },
+  );
+
+const results = (dir: string): Results =>
+  ResultsSchema.parse(JSON.parse(readFileSync(join(dir, "results.json"), "utf8")));
+
+describe("mcpx-conform run --fuzz", () => {
+  it("catches a relay that lower-cases model; the reference relay agrees on the same seed", async () => {
+    const broken = tempDir();
+    const reference = tempDir();
+    const [b, r] = await Promise.all([
+      run("test/fixtures/fuzz-relays/lowercases-model.yaml", broken),
+      run("targets/reference.yaml", reference),
+    ]);
+
+    expect(b.code, b.stderr).toBe(1);
+    const [fb] = results(broken).fuzz!;
+    expect(fb).toMatchObject({ era: "2025-11-25", seed: 1, status: "fail" });
+    expect(fb!.reason).toMatch(
+      /the result the upstream received differs from the one the answerer sent at \/model/i,
+    );
+    expect(fb!.caseFile).toMatch(/^fuzz\/counterexamples\/sampling-relay-content-unchanged\//);
+    const saved = parse(readFileSync(join(broken, fb!.caseFile!), "utf8"));
+    // Shrunk: a model with an upper-case letter (the lower-casing is the whole defect), and a short request.
+    expect(saved.answer.result.model).not.toBe(saved.answer.result.model.toLowerCase());
+    expect(saved.request.messages.length).toBe(1);
+    expect(existsSync(join(broken, fb!.evidence!))).toBe(true);
+
+    expect(r.code, r.stderr).toBe(0);
+    const [fr] = results(reference).fuzz!;
+    expect(fr, fr?.reason).toMatchObject({ era: "2025-11-25", seed: 1, runs: 60, status: "pass" });
+    // The 60 exchanges reached all three branches of the oracle.
+    expect(Object.keys(fr!.branches).sort()).toEqual([
+      "sampling-both-validate-message-content/client",
+      "sampling-both-validate-message-content/server",
+      "sampling-relay-content-unchanged/intermediary",
+    ]);
+  });
+});
