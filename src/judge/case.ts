@@ -47,7 +47,7 @@ export interface JudgeInput {
  * declared deadline is far outside it.
  */
 export function expirySlackMs(answerTimeoutMs: number): number {
-  return Math.max(500, Math.round(answerTimeoutMs / 4));
+  return Math.max(1000, Math.round(answerTimeoutMs / 2));
 }
 
 /** Whether a failed check decides the verdict (must), lowers it to warn (advisory), or is only recorded (info). */

@@ -315,7 +315,7 @@ describe("judgeCase: error", () => {
     const late = judge(e, o, { answerTimeoutMs: 1500, frames: frames(3000) });
     expect(late.status).toBe("fail");
     expect(late.reason).toMatch(
-      /reported 3000 ms after the request, later than the declared deadline of 1500 ms plus 500 ms slack/,
+      /reported 3000 ms after the request, later than the declared deadline of 1500 ms plus 1000 ms slack/,
     );
   });
 
