@@ -14,7 +14,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { run } from "../src/cli/run.ts";
+import { resolveRunConfig } from "../src/run/config.ts";
+import { runPipeline } from "../src/run/pipeline.ts";
 import {
   type BrokenRelay,
   caseKills,
@@ -58,22 +59,23 @@ interface Done {
 }
 
 /**
- * One `mcpx-conform run`, in this process (the CLI's own function: the harness still starts every relay as a
+ * One run of the pipeline behind `mcpx-conform run`, in this process (the harness still starts every relay as a
  * real process; only the CLI's start-up is saved), its results read back from results.json as a user would.
  */
 async function runJob(job: Job): Promise<Done> {
   const out = tempDir(`mcpx-conform-kill-${job.name.replace(/[^a-z0-9-]+/gi, "_")}-`);
   const t0 = performance.now();
   try {
-    await run({
-      target: join(ROOT, job.target),
-      era: job.run.eras.join(","),
-      ...(job.run.rows ? { rows: job.run.rows.join(",") } : {}),
-      out,
-      seed: SEED,
-      quiet: true,
-      reporter: "md",
-    });
+    await runPipeline(
+      resolveRunConfig({
+        target: join(ROOT, job.target),
+        era: job.run.eras.join(","),
+        ...(job.run.rows ? { rows: job.run.rows.join(",") } : {}),
+        out,
+        seed: SEED,
+        reporter: "md",
+      }),
+    );
   } catch (error) {
     return {
       job,

@@ -15,6 +15,7 @@ import {
   loadTarget,
   PROJECT_ROOT,
 } from "../model/load.ts";
+import { planRun } from "../run/plan.ts";
 import type { SetExit } from "./commands.ts";
 import { EXIT } from "./errors.ts";
 
@@ -43,20 +44,27 @@ export async function replay(file: string, opts: { target?: string; register?: s
   const profile = loadTarget(targetFile);
   const register = loadRegister(opts.register ? resolve(opts.register) : DEFAULT_REGISTER);
   const kase = { ...parsed.data, file: evidence.case.file ?? file };
-  // The round-trip prerequisite runs first, exactly as in a full run.
-  const prerequisites =
-    kase.row === ROUNDTRIP_ROW
-      ? []
-      : loadCases(register, DEFAULT_CASES).filter(
-          (c) => c.row === ROUNDTRIP_ROW && (c.eras ?? [evidence.era]).includes(evidence.era),
-        );
-  const runs = await runCases({
+  // Planned as in a full run: the round-trip prerequisite of the era runs first.
+  const roundtrips = loadCases(register, DEFAULT_CASES).filter(
+    (c) => c.row === ROUNDTRIP_ROW && c.id !== kase.id,
+  );
+  const plan = planRun({
+    register,
+    cases: [...roundtrips, kase],
     profile,
-    profileFile: targetFile,
-    work: [...prerequisites, kase].map((k) => ({ kase: k, era: evidence.era })),
-    seed: evidence.seed,
+    eras: [evidence.era],
+    selectedRows: new Set([kase.row]),
   });
-  const judged = judgeRuns(register, runs).at(-1)!;
+  const runs = await runCases({ profile, profileFile: targetFile, work: plan.work, seed: evidence.seed });
+  const judged = judgeRuns(register, runs).find(
+    (j) => j.run.kase.id === kase.id && j.run.kase.row === kase.row,
+  );
+  if (!judged)
+    throw new InputError(
+      `the case cannot run against ${profile.name}: ${plan.unrun[0]?.result.reason ?? "not planned"}`,
+      file,
+      "case",
+    );
   const before = evidence.verdict.status;
   const now = judged.verdict.status;
   const same = before === now;

@@ -1,3 +1,6 @@
+/** Exit codes of the CLI contract (README "Exit codes"). */
+export const EXIT = { ok: 0, failed: 1, usage: 2, harness: 3 } as const;
+
 /**
  * A user-facing input error: bad usage, bad target profile, bad case file. Printed as one line naming the
  * file and field, exit 2.

@@ -1,15 +1,15 @@
 /**
- * Fidelity in the differential property (src/fuzz/oracle.ts `fidelity`, src/harness/fuzz.ts `differential`) and
- * how a counterexample is attributed to register rows (src/cli/fuzz-results.ts): a legal exchange delivered with
+ * Fidelity in the differential property (src/fuzz/oracle.ts `fidelity`, src/fuzz/differential.ts `differential`) and
+ * how a counterexample is attributed to register rows (src/fuzz/results.ts): a legal exchange delivered with
  * any change, either way, is a disagreement on sampling-relay-content-unchanged, whatever the judge's scoping.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { counterexampleCells, foldFuzz } from "../../src/cli/fuzz-results.ts";
+import { differential, FUZZ_CAPABILITIES, type FuzzCounterexample } from "../../src/fuzz/differential.ts";
 import { describeFidelity, fidelity, oracle } from "../../src/fuzz/oracle.ts";
-import { differential, FUZZ_CAPABILITIES, type FuzzCounterexample } from "../../src/harness/fuzz.ts";
+import { counterexampleCells, foldFuzz } from "../../src/fuzz/results.ts";
 import type { CaseVerdict } from "../../src/judge/case.ts";
 import type { Observation } from "../../src/model/evidence.ts";
 import { loadRegister } from "../../src/model/load.ts";

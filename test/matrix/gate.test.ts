@@ -190,14 +190,14 @@ describe("parseRequire and the baseline schema", () => {
 });
 
 describe("applyBaseline (run --baseline)", () => {
-  it("exits 0 when every failing cell is baselined and unexpired, 1 otherwise", () => {
+  it("exits 0 when every failing cell is baselined and unexpired, 1 otherwise (3 when only harness errors remain)", () => {
     expect(applyBaseline(pass, undefined, TODAY).exitCode).toBe(0);
     const bare = applyBaseline(fail, undefined, TODAY);
     expect(bare.exitCode).toBe(1);
-    // fail, error, partial and gap fail a run; warn and not-run do not
+    // fail, error and gap fail a run; warn, partial and not-run do not
     expect(bare.failures.map((c) => c.status).sort()).toEqual(
       fail.cells
-        .filter((c) => ["fail", "error", "partial", "gap"].includes(c.status))
+        .filter((c) => ["fail", "error", "gap"].includes(c.status))
         .map((c) => c.status)
         .sort(),
     );
@@ -210,6 +210,13 @@ describe("applyBaseline (run --baseline)", () => {
     const expired = applyBaseline(fail, all, "2027-02-01");
     expect(expired.exitCode).toBe(1);
     expect(expired.hygiene.expired).toHaveLength(rows.length);
+    // Cells the harness could not drive are not the relay's failure: exit 3, not 1.
+    const harnessOnly = {
+      ...fail,
+      cells: fail.cells.filter((c) => c.status !== "fail" && c.status !== "gap"),
+    };
+    expect(harnessOnly.cells.some((c) => c.status === "error")).toBe(true);
+    expect(applyBaseline(harnessOnly, undefined, TODAY).exitCode).toBe(3);
   });
 
   it("flags a stale entry, and notes entries that match nothing in a narrower run", () => {

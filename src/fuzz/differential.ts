@@ -1,6 +1,13 @@
 import fc from "fast-check";
-import { legalExchange } from "../fuzz/arbitraries.ts";
-import { mutation } from "../fuzz/mutations.ts";
+import { ControlServer } from "../harness/channels.ts";
+import { RelaySession } from "../harness/session.ts";
+import { type CaseVerdict, judgeCase } from "../judge/case.ts";
+import type { Frame, Observation } from "../model/evidence.ts";
+import type { TargetProfile } from "../model/target.ts";
+import type { Era } from "../validator/eras.ts";
+import type { SamplingCapabilities } from "../validator/types.ts";
+import { legalExchange } from "./arbitraries.ts";
+import { mutation } from "./mutations.ts";
 import {
   CONTENT_UNCHANGED_ROW,
   describeFidelity,
@@ -8,14 +15,7 @@ import {
   type FidelityDifference,
   fidelity,
   oracle,
-} from "../fuzz/oracle.ts";
-import { type CaseVerdict, judgeCase } from "../judge/case.ts";
-import type { Frame, Observation } from "../model/evidence.ts";
-import type { TargetProfile } from "../model/target.ts";
-import type { Era } from "../validator/eras.ts";
-import type { SamplingCapabilities } from "../validator/types.ts";
-import { ControlServer } from "./channels.ts";
-import { RelaySession } from "./session.ts";
+} from "./oracle.ts";
 
 /** The answerer declares tools so that every generated tool loop is legal to send; the oracle knows it. */
 export const FUZZ_CAPABILITIES: SamplingCapabilities = { sampling: { tools: {} } };

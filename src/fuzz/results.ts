@@ -1,11 +1,11 @@
-import type { FuzzCounterexample, FuzzEraReport } from "../harness/fuzz.ts";
-import { FUZZ_CAPABILITIES } from "../harness/fuzz.ts";
 import type { JudgedCase } from "../judge/cells.ts";
 import type { Case } from "../model/case.ts";
 import type { Evidence } from "../model/evidence.ts";
 import type { CellSide, Register } from "../model/register.ts";
 import type { Results } from "../model/results.ts";
-import { writeJsonFile, writeYamlFile } from "./evidence-files.ts";
+import { writeJsonFile, writeYamlFile } from "../run/files.ts";
+import type { FuzzCounterexample, FuzzEraReport } from "./differential.ts";
+import { FUZZ_CAPABILITIES } from "./differential.ts";
 
 /** One era's fuzzing in results.json; `caseFile` is ready to be copied into cases/<row>/ as a regression case. */
 export type FuzzSummary = NonNullable<Results["fuzz"]>[number];
@@ -15,7 +15,7 @@ type Cell = { row: string; side: CellSide };
 /**
  * The cells a counterexample fails. First the row the disagreement breaks (`cx.row`: the oracle's row for a
  * wrong accept/refuse decision; sampling-relay-content-unchanged when a legal exchange was delivered changed,
- * see `differential` in src/harness/fuzz.ts); then every row a failing judge check counts toward (an illegal
+ * see `differential` in src/fuzz/differential.ts); then every row a failing judge check counts toward (an illegal
  * message the relay delivered breaks the row of the rule the validator names, src/judge/attribution.ts), so
  * the same disagreement weighs where a scripted case breaking that rule would.
  */

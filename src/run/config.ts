@@ -1,0 +1,117 @@
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { type Baseline, BaselineSchema } from "../matrix/baseline.ts";
+import { DEFAULT_REPORTERS, parseReporters, type ReporterName } from "../matrix/reports.ts";
+import { InputError } from "../model/errors.ts";
+import {
+  DEFAULT_CASES,
+  DEFAULT_REGISTER,
+  type LoadedCase,
+  loadCases,
+  loadDataFile,
+  loadRegister,
+  loadTarget,
+  PROJECT_ROOT,
+} from "../model/load.ts";
+import type { Register } from "../model/register.ts";
+import type { TargetProfile } from "../model/target.ts";
+import { ERAS, type Era, isEra } from "../validator/eras.ts";
+
+/** The default target: the reference relay with its review surface, so every row of darwin-nix#256 is exercised. */
+export const DEFAULT_TARGET = join(PROJECT_ROOT, "targets/reference-review.yaml");
+
+export function toolInfo(): { name: "mcpx-conform"; version: string } {
+  const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8"));
+  return { name: "mcpx-conform", version: String(pkg.version) };
+}
+
+/** `run`'s options as the CLI (or a programmatic caller) gives them: strings, not yet checked. */
+export interface RunOptions {
+  target?: string;
+  era?: string;
+  rows?: string;
+  out?: string;
+  seed?: string;
+  register?: string;
+  cases?: string;
+  quiet?: boolean;
+  fuzz?: string;
+  reporter?: string;
+  baseline?: string;
+}
+
+/** Everything a run needs, loaded and checked: bad input has already become an InputError (exit 2). */
+export interface RunConfig {
+  register: Register;
+  cases: LoadedCase[];
+  profile: TargetProfile;
+  targetFile: string;
+  eras: Era[];
+  /** Rows selected with --rows (undefined: all). */
+  selectedRows: Set<string> | undefined;
+  seed: number;
+  /** Generated exchanges per era with --fuzz (undefined: no fuzzing). */
+  fuzzRuns: number | undefined;
+  reporters: ReporterName[];
+  baseline: Baseline | undefined;
+  /** --out, when given. */
+  out: string | undefined;
+}
+
+export function list(value: string | undefined): string[] | undefined {
+  return value
+    ?.split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function wholeNumber(value: string, flag: string, min: number): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isInteger(n) || n < min)
+    throw new InputError(
+      `expected a whole number${min > 0 ? ` of at least ${min}` : ""}, got '${value}'`,
+      undefined,
+      flag,
+    );
+  return n;
+}
+
+function selectEras(requested: string[] | undefined, profile: TargetProfile, targetFile: string): Era[] {
+  for (const e of requested ?? [])
+    if (!isEra(e))
+      throw new InputError(`unknown era '${e}' (expected one of ${ERAS.join(", ")})`, undefined, "--era");
+  const eras = ERAS.filter(
+    (e) => (profile.eras ?? ERAS).includes(e) && (!requested || requested.includes(e)),
+  );
+  if (eras.length === 0)
+    throw new InputError(
+      "no era left to run (the target's eras and --era do not overlap)",
+      targetFile,
+      "eras",
+    );
+  return eras;
+}
+
+export function resolveRunConfig(opts: RunOptions): RunConfig {
+  const register = loadRegister(opts.register ? resolve(opts.register) : DEFAULT_REGISTER);
+  const cases = loadCases(register, opts.cases ? resolve(opts.cases) : DEFAULT_CASES);
+  const targetFile = opts.target ? resolve(opts.target) : DEFAULT_TARGET;
+  const profile = loadTarget(targetFile);
+  const rowFilter = list(opts.rows);
+  const knownRows = new Set(register.rows.map((r) => r.id));
+  for (const r of rowFilter ?? [])
+    if (!knownRows.has(r)) throw new InputError(`unknown register row '${r}'`, undefined, "--rows");
+  return {
+    register,
+    cases,
+    profile,
+    targetFile,
+    eras: selectEras(list(opts.era), profile, targetFile),
+    selectedRows: rowFilter ? new Set(rowFilter) : undefined,
+    seed: opts.seed !== undefined ? wholeNumber(opts.seed, "--seed", 0) : Math.floor(Math.random() * 2 ** 31),
+    fuzzRuns: opts.fuzz !== undefined ? wholeNumber(opts.fuzz, "--fuzz", 1) : undefined,
+    reporters: parseReporters(opts.reporter ?? DEFAULT_REPORTERS.join(",")),
+    baseline: opts.baseline ? loadDataFile(resolve(opts.baseline), BaselineSchema) : undefined,
+    out: opts.out,
+  };
+}
