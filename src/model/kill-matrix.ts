@@ -47,7 +47,16 @@ export const KillMatrixSchema = z
     eras: z.array(EraSchema).min(1),
     /** The known-good relays (e.g. with and without a review surface): every exercised cell must pass. */
     references: z
-      .array(z.object({ target: z.string().min(1), eras: z.array(EraSchema).min(1).optional() }).strict())
+      .array(
+        z
+          .object({
+            target: z.string().min(1),
+            eras: z.array(EraSchema).min(1).optional(),
+            /** Run every row in every era listed (a known-good relay held to the whole corpus), not only the rows the broken relays need. */
+            allRows: z.boolean().optional(),
+          })
+          .strict(),
+      )
       .min(1),
     relays: z.array(BrokenRelaySchema).min(1),
     /** Corpus cases no broken relay can fail, each with the reason (reported by the test, never silent). */
@@ -131,6 +140,7 @@ export function referenceRuns(
   judgedBy: BrokenRelay[],
 ): PlannedRun[] {
   const eras = reference.eras ?? matrix.eras;
+  if (reference.allRows) return groupRuns(eras.map((era) => ({ era, rows: undefined })));
   const perEra = eras.map((era) => {
     const sets = judgedBy
       .filter((r) => relayEras(matrix, r).includes(era))

@@ -41,7 +41,7 @@ describe("message patterns are advisory outside the rows about the message", () 
   );
 
   it("the corpus has patterned cases to check", () => {
-    expect(patterned.length).toBeGreaterThan(5);
+    expect(patterned.length).toBeGreaterThanOrEqual(2);
   });
 
   for (const kase of patterned) {
