@@ -10,7 +10,9 @@ export const MODERN = "2026-07-28";
 
 /** True when era `a` is `b` or later (era names sort as dates). */
 export const atLeast = (a, b) => a >= b;
-export const olderOf = (a, b) => Math.min(a, b);
+// Era names are ISO dates: they compare as strings (Math.min would turn them into NaN).
+// biome-ignore lint/complexity/useMathMinMax: strings, not numbers
+export const olderOf = (a, b) => (a <= b ? a : b);
 
 const isObj = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 const isStr = (v) => typeof v === "string";
