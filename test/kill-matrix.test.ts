@@ -14,8 +14,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { resolveRunConfig } from "../src/run/config.ts";
-import { runPipeline } from "../src/run/pipeline.ts";
 import {
   type BrokenRelay,
   caseKills,
@@ -31,6 +29,8 @@ import {
 } from "../src/model/kill-matrix.ts";
 import { loadCases, loadDataFile, loadRegister, loadTarget } from "../src/model/load.ts";
 import { type Results, ResultsSchema } from "../src/model/results.ts";
+import { resolveRunConfig } from "../src/run/config.ts";
+import { runPipeline } from "../src/run/pipeline.ts";
 import { ROOT, tempDir } from "./helpers/cli.ts";
 
 const MATRIX_FILE = join(ROOT, "matrix/kill-matrix.yaml");

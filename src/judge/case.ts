@@ -1,6 +1,6 @@
 import type { Expectation } from "../model/case.ts";
 import type { Check, Frame, Observation, UpstreamOutcome } from "../model/evidence.ts";
-import type { CellSide, Severity } from "../model/register.ts";
+import type { Severity } from "../model/register.ts";
 import type { CaseStatus } from "../model/results.ts";
 import type { Era } from "../validator/eras.ts";
 import { validateRequest, validateResult } from "../validator/index.ts";
