@@ -3,7 +3,7 @@ import type { Case } from "../model/case.ts";
 import type { Evidence } from "../model/evidence.ts";
 import type { CellSide, Register } from "../model/register.ts";
 import type { Results } from "../model/results.ts";
-import { writeJsonFile, writeYamlFile } from "../run/files.ts";
+import { writeJsonFile, writeYamlFile } from "../model/output-files.ts";
 import type { FuzzCounterexample, FuzzEraReport } from "./differential.ts";
 import { FUZZ_CAPABILITIES } from "./differential.ts";
 

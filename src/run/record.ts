@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { caseSide, type JudgedCase } from "../judge/cells.ts";
 import { evidenceFor, type JudgedRun } from "../judge/judge-runs.ts";
 import type { Evidence } from "../model/evidence.ts";
-import { writeJsonFile } from "./files.ts";
+import { writeJsonFile } from "../model/output-files.ts";
 
 export interface EvidenceMeta {
   tool: { name: string; version: string };
