@@ -5,6 +5,7 @@ import type { CaseStatus } from "../model/results.ts";
 import type { Era } from "../validator/eras.ts";
 import { validateRequest, validateResult } from "../validator/index.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
+import type { CheckId } from "../model/checks.ts";
 import { type DeliveredChannel, type RowRef, rowForRule } from "./attribution.ts";
 import { firstDifference, hasPointer, valueAt } from "./json-diff.ts";
 import { hasMeaning, stackedPrefixes } from "./meanings.ts";
@@ -49,6 +50,9 @@ export interface JudgeInput {
 export function expirySlackMs(answerTimeoutMs: number): number {
   return Math.max(1000, Math.round(answerTimeoutMs / 2));
 }
+
+/** A check the judge records: its id is one of the catalogue's (src/judge/checks.ts). */
+export type JudgeCheck = Check & { id: CheckId };
 
 /** Whether a failed check decides the verdict (must), lowers it to warn (advisory), or is only recorded (info). */
 const levelOf = (c: Check) => c.level ?? "must";
@@ -101,7 +105,7 @@ function timesAsked(o: Observation): number {
   return o.asked.length + (o.reviews ?? []).filter((r) => r.stage === "request").length;
 }
 
-function askedChecks(asked: boolean | undefined, observation: Observation): Check[] {
+function askedChecks(asked: boolean | undefined, observation: Observation): JudgeCheck[] {
   if (asked === undefined) return [];
   const n = timesAsked(observation);
   return asked
@@ -133,8 +137,8 @@ function requestEdit(o: Observation): unknown {
 }
 
 /** What a review question must show so that a person can judge it. */
-function reviewChecks(stages: Array<"request" | "response">, o: Observation): Check[] {
-  const checks: Check[] = [];
+function reviewChecks(stages: Array<"request" | "response">, o: Observation): JudgeCheck[] {
+  const checks: JudgeCheck[] = [];
   const sent = (o.sent ?? {}) as Record<string, unknown>;
   for (const stage of stages) {
     const record = (o.reviews ?? []).find((r) => r.stage === stage);
@@ -174,8 +178,8 @@ function reviewChecks(stages: Array<"request" | "response">, o: Observation): Ch
   return checks;
 }
 
-function extraChecks(e: Expectation, o: Observation): Check[] {
-  const checks: Check[] = [...reviewChecks(e.reviewed ?? [], o)];
+function extraChecks(e: Expectation, o: Observation): JudgeCheck[] {
+  const checks: JudgeCheck[] = [...reviewChecks(e.reviewed ?? [], o)];
   if (e.modelAsked !== undefined) {
     const n = o.asked.length;
     checks.push({
@@ -227,7 +231,7 @@ function extraChecks(e: Expectation, o: Observation): Check[] {
   return checks;
 }
 
-function expectationChecks(e: Expectation, o: Observation): Check[] {
+function expectationChecks(e: Expectation, o: Observation): JudgeCheck[] {
   return [...outcomeChecks(e, o), ...extraChecks(e, o)];
 }
 
@@ -262,8 +266,8 @@ function fidelityCheck(
   sent: unknown,
   got: unknown,
   say: { same: string; differs: (at: string) => string },
-): Check {
-  const id = `${doc}-unchanged`;
+): JudgeCheck {
+  const id = `${doc}-unchanged` as const;
   const scope = e.unchanged ?? [];
   const inScope = scopedDifference(scope, doc, sent, got);
   if (inScope !== null) return { id, ok: false, detail: say.differs(inScope) };
@@ -277,11 +281,11 @@ function fidelityCheck(
   };
 }
 
-function outcomeChecks(e: Expectation, o: Observation): Check[] {
+function outcomeChecks(e: Expectation, o: Observation): JudgeCheck[] {
   const up = o.upstream;
   switch (e.outcome) {
     case "delivered": {
-      const checks: Check[] = [];
+      const checks: JudgeCheck[] = [];
       checks.push({
         id: "upstream-got-result",
         ok: up.kind === "result",
@@ -328,7 +332,7 @@ function outcomeChecks(e: Expectation, o: Observation): Check[] {
       return checks;
     }
     case "error": {
-      const checks: Check[] = [
+      const checks: JudgeCheck[] = [
         {
           id: "upstream-got-error",
           ok: up.kind === "error",
@@ -396,7 +400,7 @@ function outcomeChecks(e: Expectation, o: Observation): Check[] {
   }
 }
 
-function crossTalkCheck(o: Observation, canary: string): Check[] {
+function crossTalkCheck(o: Observation, canary: string): JudgeCheck[] {
   if (!JSON.stringify(o.sent).includes(canary) || o.asked.length === 0) return [];
   const foreign = o.asked.filter((a) => !JSON.stringify(a).includes(canary));
   return [
@@ -415,7 +419,7 @@ function crossTalkCheck(o: Observation, canary: string): Check[] {
  * One request from the upstream opens at most one question on each side: a relay that drops a refusal and asks
  * again (mcpx-notes §4.5) would otherwise pass every denial case.
  */
-function askedOnceCheck(o: Observation): Check[] {
+function askedOnceCheck(o: Observation): JudgeCheck[] {
   const model = o.asked.length;
   const reviewer = (o.reviews ?? []).filter((r) => r.stage === "request").length;
   if (model <= 1 && reviewer <= 1) return [];
@@ -432,7 +436,7 @@ function askedOnceCheck(o: Observation): Check[] {
 }
 
 /** Session isolation: a sampling request belongs to the session whose request caused it, and to no other. */
-function bystanderCheck(o: Observation): Check[] {
+function bystanderCheck(o: Observation): JudgeCheck[] {
   if (!o.bystanders) return [];
   const asked = o.bystanders.filter((b) => b.asked.length > 0);
   const names = o.bystanders.map((b) => b.session).join(", ");
@@ -470,7 +474,7 @@ function upstreamRoundTime(frames: Frame[]): number | undefined {
 }
 
 /** Expiry is a verdict about time too: reported later than the declared deadline plus slack is a failure. */
-function expiryTimingCheck(e: Expectation, input: JudgeInput): Check[] {
+function expiryTimingCheck(e: Expectation, input: JudgeInput): JudgeCheck[] {
   if (e.outcome !== "error" || e.means !== "expiry" || input.observation.upstream.kind !== "error") return [];
   if (input.answerTimeoutMs === undefined || !input.frames) return [];
   const elapsed = upstreamRoundTime(input.frames);
@@ -493,10 +497,10 @@ function expiryTimingCheck(e: Expectation, input: JudgeInput): Check[] {
  * the capabilities it declared) and the result the upstream received (against the request it sent). A finding
  * counts toward the row of the rule it breaks; when that is not this case's cell it is recorded here as info.
  */
-function validityChecks(input: JudgeInput): Check[] {
+function validityChecks(input: JudgeInput): JudgeCheck[] {
   const o = input.observation;
   const attribute = input.attribute ?? ((rule, channel) => rowForRule(rule, channel));
-  const checks: Check[] = [];
+  const checks: JudgeCheck[] = [];
   const push = (channel: DeliveredChannel, what: string, verdict: ReturnType<typeof validateRequest>) => {
     const seen = new Set<string>();
     for (const f of verdict.errors) {

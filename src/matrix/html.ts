@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { CHECK_CATALOGUE } from "../model/checks.ts";
 import type { Evidence } from "../model/evidence.ts";
 import type { Register } from "../model/register.ts";
 import type { CellStatus, Results } from "../model/results.ts";
@@ -160,6 +161,7 @@ export function renderHtml(
     legend: CELL_STATUS_ORDER.map((s) => cellLabel(s)),
     matrixJson: jsonForScript(matrixData),
     evidenceJson: jsonForScript(embedded),
+    checksJson: jsonForScript(CHECK_CATALOGUE),
     js,
     css,
     scriptHash: cspHash(js),

@@ -156,7 +156,7 @@ describe("matrix.html in chromium", () => {
     expect(await sentinel(page)).toBeUndefined();
     expect(watch.dialogs).toEqual([]);
     expect(await page.locator("img").count()).toBe(0);
-    expect(await page.locator("script").count()).toBe(3);
+    expect(await page.locator("script").count()).toBe(4);
     expect(watch.problems).toEqual([]);
     await page.close();
   });

@@ -44,6 +44,7 @@ describe("renderHtml (matrix.html), statically", () => {
     expect(data.map((s) => s.attrs.trim())).toEqual([
       'type="application/json" id="matrix-data"',
       'type="application/json" id="evidence"',
+      'type="application/json" id="checks"',
     ]);
     for (const s of data) {
       expect(s.body).not.toContain("<");
@@ -54,6 +55,8 @@ describe("renderHtml (matrix.html), statically", () => {
     expect(JSON.stringify(embedded)).toContain(XSS_BREAKOUT);
     const matrix = JSON.parse(data[0]!.body);
     expect(Object.keys(matrix.cells)).toHaveLength(results.cells.length);
+    // The check catalogue, so the viewer can say what each check proves.
+    expect(JSON.parse(data[2]!.body)).toHaveProperty(["error-code", "proves"]);
   });
 
   it("never carries relay text as markup", () => {
@@ -61,7 +64,7 @@ describe("renderHtml (matrix.html), statically", () => {
     expect(html).not.toContain(XSS_IMG);
     expect(html).not.toContain("</script><script>");
     expect(html).toContain("mcpx-like &lt;b&gt;relay&lt;/b&gt;");
-    expect(html.match(/<script/g)).toHaveLength(3);
+    expect(html.match(/<script/g)).toHaveLength(4);
   });
 
   it("renders one button per cell with its status, and filters for era, status and side", () => {

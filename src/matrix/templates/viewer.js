@@ -15,6 +15,8 @@
   };
   const data = readJson("matrix-data", { cells: {}, rows: {}, glyphs: {} });
   const evidence = readJson("evidence", {});
+  // The check catalogue (src/model/checks.ts): what each check id proves, shown on hover.
+  const catalogue = readJson("checks", {});
   const has = (object, key) => object !== null && typeof object === "object" && Object.hasOwn(object, key);
 
   const GLYPH = data.glyphs || {};
@@ -274,7 +276,10 @@
               h(
                 "tr",
                 {},
-                h("td", { text: text(c.id) }),
+                h("td", {
+                  text: text(c.id),
+                  title: has(catalogue, c.id) ? `${catalogue[c.id].proves} (${catalogue[c.id].rule})` : "",
+                }),
                 // advisory failures only warn; info checks are judged elsewhere (another row, or content fidelity)
                 h("td", {
                   class: c.ok

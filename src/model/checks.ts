@@ -1,0 +1,115 @@
+/**
+ * The catalogue of check ids: every check the judge records names one of these, with what it proves and the rule it
+ * rests on. One id for pass and fail, so a reader can grep an id from a report to the code and to this line.
+ * The judge types its checks with it, matrix.html shows `proves` on each check, docs/architecture.md links here.
+ */
+export const CHECK_CATALOGUE = {
+  "upstream-got-result": {
+    proves: "the upstream received a result for its request",
+    rule: "case expectation: delivered",
+  },
+  "answerer-answered": {
+    proves: "the answerer was asked and answered with a result",
+    rule: "case expectation: delivered",
+  },
+  "request-unchanged": {
+    proves: "the request reached the answerer deep-equal where the case's rule is about it (unchanged:)",
+    rule: "sampling-relay-content-unchanged and the case's own row",
+  },
+  "result-unchanged": {
+    proves: "the result reached the upstream deep-equal where the case's rule is about it (unchanged:)",
+    rule: "sampling-relay-content-unchanged and the case's own row",
+  },
+  "review-request-unchanged": {
+    proves: "the review surface showed the request the upstream sent",
+    rule: "sampling-app-review-ui",
+  },
+  "upstream-got-error": { proves: "the upstream received a JSON-RPC error", rule: "case expectation: error" },
+  "error-code": {
+    proves: "the error code is one the rule assigns",
+    rule: "the case's row (codes are normative)",
+  },
+  "error-message": {
+    proves: "the message reads as the case expected (advisory: wording is not normative)",
+    rule: "none (advisory)",
+  },
+  "error-message-means-expiry": {
+    proves: "the message names expiry, by meaning (src/judge/meanings.ts)",
+    rule: "sampling-relay-expiry-reported",
+  },
+  "error-message-not-stacked": {
+    proves: "the message carries at most one error-code prefix",
+    rule: "sampling-relay-error-not-stacked",
+  },
+  "upstream-withheld": {
+    proves: "2026-07-28: the upstream got no response for the input",
+    rule: "sampling-mrtr-no-per-input-error",
+  },
+  "answerer-asked": { proves: "the answerer (or the reviewer) was asked", rule: "case expectation: asked" },
+  "answerer-not-asked": {
+    proves: "nobody on the answering side was asked about a request that had to be refused first",
+    rule: "sampling-relay-validate-before-asking",
+  },
+  "review-request": {
+    proves:
+      "the review surface showed the request with the server, system prompt, messages and a result skeleton",
+    rule: "sampling-app-review-ui",
+  },
+  "review-response": {
+    proves: "the review surface showed the model's response unchanged before delivery",
+    rule: "sampling-app-review-responses",
+  },
+  "model-asked": {
+    proves: "the model downstream was (not) asked, as the review decision demands",
+    rule: "sampling-client-user-approval-controls",
+  },
+  "model-got-edit": {
+    proves: "the model was asked with exactly the reviewer's edited request",
+    rule: "sampling-app-view-edit-prompts",
+  },
+  "asked-without": { proves: "the answerer never saw a field it must not receive", rule: "the case's row" },
+  "declared-upstream": {
+    proves: "the relay declared (or did not declare) a capability to the upstream",
+    rule: "the capability-declaration rows",
+  },
+  "no-cross-talk": {
+    proves: "every request the answerer saw came from this case",
+    rule: "sampling-relay-answers-only-the-asker",
+  },
+  "asked-once": {
+    proves: "one request opened at most one question on each side",
+    rule: "sampling-human-in-loop-can-deny",
+  },
+  "only-the-asker-asked": {
+    proves: "no other downstream session received the sampling request",
+    rule: "sampling-relay-answers-only-the-asker",
+  },
+  "expiry-in-time": {
+    proves: "expiry was reported within the declared answerTimeoutMs plus slack",
+    rule: "sampling-relay-expiry-reported",
+  },
+  "valid-request-delivered": {
+    proves: "every request the answerer received is legal for its era and declared capabilities",
+    rule: "the row of the validator rule broken (src/judge/attribution.ts)",
+  },
+  "valid-result-delivered": {
+    proves: "every result the upstream received is legal for its era and request",
+    rule: "the row of the validator rule broken (src/judge/attribution.ts)",
+  },
+  prerequisite: {
+    proves: "the era's round trip passed, so this case's verdict counts",
+    rule: "sampling-relay-roundtrip",
+  },
+  "fuzz-request-fidelity": {
+    proves: "fuzzing: a legal generated request reached the answerer deep-equal",
+    rule: "sampling-relay-content-unchanged",
+  },
+  "fuzz-result-fidelity": {
+    proves: "fuzzing: a legal generated result reached the upstream deep-equal",
+    rule: "sampling-relay-content-unchanged",
+  },
+} as const satisfies Record<string, { proves: string; rule: string }>;
+
+export type CheckId = keyof typeof CHECK_CATALOGUE;
+
+export const isCheckId = (id: string): id is CheckId => Object.hasOwn(CHECK_CATALOGUE, id);

@@ -1,0 +1,40 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { CHECK_CATALOGUE, isCheckId } from "../../src/model/checks.ts";
+
+/** Every check id written in the judge and the fuzzer is in the catalogue, and every catalogue entry is used. */
+const SRC = resolve(import.meta.dirname, "../../src");
+const files = ["judge", "fuzz"].flatMap((d) => readdirSync(join(SRC, d)).map((f) => join(SRC, d, f)));
+const text = files.map((f) => readFileSync(f, "utf8")).join("\n");
+
+/** Literal ids (`id: "x"`) and template ids (`id: \`review-${stage}\``), expanded over their known values. */
+function idsInSource(): string[] {
+  const literal = [...text.matchAll(/\bid: "([a-z][a-z-]+)"/g)].map((m) => m[1]!);
+  const templates = [...text.matchAll(/\bid(?: =|:) `([a-z-]*)\$\{[^}]+\}([a-z-]*)`/g)];
+  const expand: Record<string, string[]> = {
+    "review-": ["request", "response"],
+    "error-message-means-": ["expiry"],
+    "valid-": ["request", "result"],
+    "fuzz-": ["request", "result"],
+    "": ["request", "result"],
+  };
+  const expanded = templates.flatMap((m) => (expand[m[1]!] ?? ["?"]).map((v) => `${m[1]}${v}${m[2]}`));
+  return [...literal, ...expanded].filter((id) => !id.startsWith("toolu"));
+}
+
+describe("check catalogue", () => {
+  it("names every check the judge and the fuzzer record", () => {
+    const unknown = idsInSource().filter((id) => !isCheckId(id));
+    expect(unknown).toEqual([]);
+  });
+
+  it("lists no check nobody records, and says what each proves and which rule it rests on", () => {
+    const used = new Set(idsInSource());
+    for (const [id, entry] of Object.entries(CHECK_CATALOGUE)) {
+      expect(used.has(id), id).toBe(true);
+      expect(entry.proves.length, id).toBeGreaterThan(10);
+      expect(entry.rule.length, id).toBeGreaterThan(3);
+    }
+  });
+});
