@@ -135,6 +135,7 @@ interface ListOptions {
   targets: string;
 }
 
+// Long: one commander declaration of the three list subcommands and their options, read top to bottom.
 export function register(program: Command, setExit: SetExit): void {
   program
     .command("list")

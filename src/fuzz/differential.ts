@@ -109,6 +109,7 @@ export interface FuzzEraReport {
  * relay's observable behaviour is checked against the reference validator's verdict. fast-check shrinks any
  * disagreement to a minimal exchange, re-running each candidate through the real relay.
  */
+// Long: one fast-check property per era whose body is the relay session's lifecycle (open, run, reopen, close).
 export async function fuzzTarget(options: {
   profile: TargetProfile;
   profileFile?: string;

@@ -1,9 +1,9 @@
 import type { JudgedCase } from "../judge/cells.ts";
 import type { Case } from "../model/case.ts";
 import type { Evidence } from "../model/evidence.ts";
+import { writeJsonFile, writeYamlFile } from "../model/output-files.ts";
 import type { CellSide, Register } from "../model/register.ts";
 import type { Results } from "../model/results.ts";
-import { writeJsonFile, writeYamlFile } from "../model/output-files.ts";
 import type { FuzzCounterexample, FuzzEraReport } from "./differential.ts";
 import { FUZZ_CAPABILITIES } from "./differential.ts";
 
@@ -33,6 +33,7 @@ export function counterexampleCells(cx: FuzzCounterexample): Cell[] {
  * Turns differential-fuzzing reports into results: a disagreement becomes a failing case in the cell of the
  * row it breaks (with a transcript and a ready-to-commit case file); agreement adds no credit to any cell.
  */
+// Long: one pass over the reports that writes each counterexample's transcript, case file and summary together.
 export function foldFuzz(
   reports: FuzzEraReport[],
   register: Register,

@@ -1,11 +1,11 @@
 import type { Expectation } from "../model/case.ts";
+import type { CheckId } from "../model/checks.ts";
 import type { Check, Frame, Observation, UpstreamOutcome } from "../model/evidence.ts";
 import type { Severity } from "../model/register.ts";
 import type { CaseStatus } from "../model/results.ts";
 import type { Era } from "../validator/eras.ts";
 import { validateRequest, validateResult } from "../validator/index.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
-import type { CheckId } from "../model/checks.ts";
 import { type DeliveredChannel, type RowRef, rowForRule } from "./attribution.ts";
 import { firstDifference, hasPointer, valueAt } from "./json-diff.ts";
 import { hasMeaning, stackedPrefixes } from "./meanings.ts";
@@ -281,119 +281,130 @@ function fidelityCheck(
   };
 }
 
-function outcomeChecks(e: Expectation, o: Observation): JudgeCheck[] {
+type Outcome<K extends Expectation["outcome"]> = Extract<Expectation, { outcome: K }>;
+
+/** delivered: the answerer was asked and answered, its result reached the upstream, fidelity where the rule is about it. */
+function deliveredChecks(e: Outcome<"delivered">, o: Observation): JudgeCheck[] {
   const up = o.upstream;
+  const checks: JudgeCheck[] = [];
+  checks.push({
+    id: "upstream-got-result",
+    ok: up.kind === "result",
+    detail: `the upstream received ${describeOutcome(up)}`,
+  });
+  const answered = o.answered as { result?: unknown } | undefined;
+  const hasAnswer = answered !== undefined && "result" in answered;
+  checks.push({
+    id: "answerer-answered",
+    ok: hasAnswer,
+    detail: hasAnswer
+      ? "the answerer was asked and answered with a result"
+      : "the answerer never answered with a result",
+  });
+  if (up.kind === "result" && hasAnswer) {
+    checks.push(
+      fidelityCheck(e, "result", answered.result, up.result, {
+        same: "the result reached the upstream unchanged",
+        differs: (at) => `the result the upstream received differs at ${at}`,
+      }),
+    );
+  }
+  const edit = requestEdit(o);
+  for (const r of (o.reviews ?? []).filter((x) => x.stage === "request")) {
+    const d = firstDifference(o.sent, r.question.request);
+    checks.push({
+      id: "review-request-unchanged",
+      ok: d === null,
+      detail:
+        d === null
+          ? "the review surface showed the request unchanged"
+          : `the review surface showed a request that differs at ${d}`,
+    });
+  }
+  if (o.asked.length > 0) {
+    checks.push(
+      fidelityCheck(e, "request", edit ?? o.sent, o.asked[0], {
+        same: `the ${edit ? "reviewer's edited " : ""}request reached the answerer unchanged`,
+        differs: (at) =>
+          `the request the answerer received differs at ${at}${edit ? " from the reviewer's edit" : ""}`,
+      }),
+    );
+  }
+  return checks;
+}
+
+/** error: the upstream got an error with a code the rule assigns; the message only where the rule is about it. */
+function errorChecks(e: Outcome<"error">, o: Observation): JudgeCheck[] {
+  const up = o.upstream;
+  const checks: JudgeCheck[] = [
+    {
+      id: "upstream-got-error",
+      ok: up.kind === "error",
+      detail: `the upstream received ${describeOutcome(up)}`,
+    },
+  ];
+  if (up.kind === "error") {
+    if (e.code !== undefined) {
+      const codes = Array.isArray(e.code) ? e.code : [e.code];
+      const ok = codes.includes(up.error.code as number);
+      checks.push({
+        id: "error-code",
+        ok,
+        detail: ok
+          ? `error code ${up.error.code} as expected`
+          : `error code ${JSON.stringify(up.error.code)}, expected ${codes.join(" or ")}`,
+      });
+    }
+    if (e.means) {
+      const ok = hasMeaning(up.error.message, e.means);
+      checks.push({
+        id: `error-message-means-${e.means}`,
+        ok,
+        detail: ok
+          ? `the message names ${e.means}`
+          : `the message ${clip(JSON.stringify(up.error.message))} does not name ${e.means}`,
+      });
+    }
+    if (e.notStacked) {
+      const n = stackedPrefixes(up.error.message);
+      checks.push({
+        id: "error-message-not-stacked",
+        ok: n <= 1,
+        detail:
+          n <= 1
+            ? "the message carries no stacked error prefixes"
+            : `the message ${clip(JSON.stringify(up.error.message))} stacks ${n} error-code prefixes`,
+      });
+    }
+    if (e.message) {
+      // Advisory: the spec fixes codes, not wording; a mismatch can only lower the verdict to warn.
+      const matches =
+        typeof up.error.message === "string" && new RegExp(e.message, "i").test(up.error.message);
+      checks.push({
+        id: "error-message",
+        ok: matches,
+        level: "advisory",
+        detail: matches
+          ? `the message matches /${e.message}/`
+          : `the message ${clip(JSON.stringify(up.error.message))} does not match /${e.message}/ (advisory: wording is not normative)`,
+      });
+    }
+  }
+  return [...checks, ...askedChecks(e.asked, o)];
+}
+
+function outcomeChecks(e: Expectation, o: Observation): JudgeCheck[] {
   switch (e.outcome) {
-    case "delivered": {
-      const checks: JudgeCheck[] = [];
-      checks.push({
-        id: "upstream-got-result",
-        ok: up.kind === "result",
-        detail: `the upstream received ${describeOutcome(up)}`,
-      });
-      const answered = o.answered as { result?: unknown } | undefined;
-      const hasAnswer = answered !== undefined && "result" in answered;
-      checks.push({
-        id: "answerer-answered",
-        ok: hasAnswer,
-        detail: hasAnswer
-          ? "the answerer was asked and answered with a result"
-          : "the answerer never answered with a result",
-      });
-      if (up.kind === "result" && hasAnswer) {
-        checks.push(
-          fidelityCheck(e, "result", answered.result, up.result, {
-            same: "the result reached the upstream unchanged",
-            differs: (at) => `the result the upstream received differs at ${at}`,
-          }),
-        );
-      }
-      const edit = requestEdit(o);
-      for (const r of (o.reviews ?? []).filter((x) => x.stage === "request")) {
-        const d = firstDifference(o.sent, r.question.request);
-        checks.push({
-          id: "review-request-unchanged",
-          ok: d === null,
-          detail:
-            d === null
-              ? "the review surface showed the request unchanged"
-              : `the review surface showed a request that differs at ${d}`,
-        });
-      }
-      if (o.asked.length > 0) {
-        checks.push(
-          fidelityCheck(e, "request", edit ?? o.sent, o.asked[0], {
-            same: `the ${edit ? "reviewer's edited " : ""}request reached the answerer unchanged`,
-            differs: (at) =>
-              `the request the answerer received differs at ${at}${edit ? " from the reviewer's edit" : ""}`,
-          }),
-        );
-      }
-      return checks;
-    }
-    case "error": {
-      const checks: JudgeCheck[] = [
-        {
-          id: "upstream-got-error",
-          ok: up.kind === "error",
-          detail: `the upstream received ${describeOutcome(up)}`,
-        },
-      ];
-      if (up.kind === "error") {
-        if (e.code !== undefined) {
-          const codes = Array.isArray(e.code) ? e.code : [e.code];
-          const ok = codes.includes(up.error.code as number);
-          checks.push({
-            id: "error-code",
-            ok,
-            detail: ok
-              ? `error code ${up.error.code} as expected`
-              : `error code ${JSON.stringify(up.error.code)}, expected ${codes.join(" or ")}`,
-          });
-        }
-        if (e.means) {
-          const ok = hasMeaning(up.error.message, e.means);
-          checks.push({
-            id: `error-message-means-${e.means}`,
-            ok,
-            detail: ok
-              ? `the message names ${e.means}`
-              : `the message ${clip(JSON.stringify(up.error.message))} does not name ${e.means}`,
-          });
-        }
-        if (e.notStacked) {
-          const n = stackedPrefixes(up.error.message);
-          checks.push({
-            id: "error-message-not-stacked",
-            ok: n <= 1,
-            detail:
-              n <= 1
-                ? "the message carries no stacked error prefixes"
-                : `the message ${clip(JSON.stringify(up.error.message))} stacks ${n} error-code prefixes`,
-          });
-        }
-        if (e.message) {
-          // Advisory: the spec fixes codes, not wording; a mismatch can only lower the verdict to warn.
-          const matches =
-            typeof up.error.message === "string" && new RegExp(e.message, "i").test(up.error.message);
-          checks.push({
-            id: "error-message",
-            ok: matches,
-            level: "advisory",
-            detail: matches
-              ? `the message matches /${e.message}/`
-              : `the message ${clip(JSON.stringify(up.error.message))} does not match /${e.message}/ (advisory: wording is not normative)`,
-          });
-        }
-      }
-      return [...checks, ...askedChecks(e.asked, o)];
-    }
+    case "delivered":
+      return deliveredChecks(e, o);
+    case "error":
+      return errorChecks(e, o);
     case "withheld":
       return [
         {
           id: "upstream-withheld",
-          ok: up.kind === "withheld",
-          detail: `the upstream received ${describeOutcome(up)}`,
+          ok: o.upstream.kind === "withheld",
+          detail: `the upstream received ${describeOutcome(o.upstream)}`,
         },
         ...askedChecks(e.asked, o),
       ];

@@ -59,6 +59,7 @@ function describeRef(ref: RowRef): string {
  * row's eras (those the run selected when it recorded its eras) and sides; a missing or not-run cell makes
  * the ref "not run". With `cases`, only matching cases decide: all must pass, and at least one must exist.
  */
+// Long: the ref's scope (eras, sides, cases) and its verdict are decided in one place, so no rule hides elsewhere.
 export function judgeRef(
   results: Results,
   register: Register,

@@ -83,6 +83,7 @@ function where(cell: Pick<Cell, "row" | "era" | "side">): string {
  * A required row (or row@era) with no cell at all fails as not run. Baseline hygiene applies to every entry:
  * one whose cells now all pass is stale, one past its expiry date is expired; both fail the gate.
  */
+// Long: each requirement and each baseline entry is judged in one readable sequence of rules.
 export function gate(results: Results, options: GateOptions): GateResult {
   const today = options.today ?? todayUtc();
   const lines: GateLine[] = [];

@@ -27,6 +27,7 @@ function command(level: Level, title: string, message: string): string {
  * error, gap/partial/warn → warning). Not-run cells are counted in the summary, not annotated (a partial run
  * would otherwise drown the real problems). Messages escape %, CR and LF; titles also `:` and `,`.
  */
+// Long: builds the step summary and the annotations from one walk over the cells.
 export function renderGithub(results: Results): GithubReport {
   const cells = [...results.cells].sort(
     (a, b) => CELL_STATUS_ORDER.indexOf(a.status) - CELL_STATUS_ORDER.indexOf(b.status) || compareCells(a, b),

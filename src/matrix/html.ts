@@ -52,6 +52,7 @@ function stylesheet(): string {
  * `evidences` is keyed by the evidence path as written in results.json; transcripts no case refers to
  * are left out.
  */
+// Long: one template context: each field the page shows is built once, next to its escaping.
 export function renderHtml(
   results: Results,
   register: Register,

@@ -42,6 +42,7 @@ function testcase(cell: Cell, c: CaseResult) {
  * exactly the case × era count, plus one testcase per fuzzed era (in a last "fuzz" testsuite) when the run
  * fuzzed. Everything is XML-escaped; characters XML forbids become U+FFFD.
  */
+// Long: one template context for the suites, cases and the fuzz suite, with their counts.
 export function renderJunit(results: Results): string {
   const suites = runEras(results).map((era) => {
     const cells = results.cells.filter((c) => c.era === era);

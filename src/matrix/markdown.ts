@@ -157,6 +157,7 @@ export function renderMarkdown(results: Results, register: Register, options: Ma
   return renderMarkdownWith(results, register, false);
 }
 
+// Long: one template context for matrix.md; every section's rows are built here from the same cells.
 function renderMarkdownWith(results: Results, register: Register, passLinks: boolean): string {
   const rows = rowIndex(register);
   const eras = runEras(results);

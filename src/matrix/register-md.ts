@@ -46,6 +46,7 @@ export function trackingLink(ref: string): string {
  * register.md: every register row with its quote, level, side and eras, and its status in each results
  * file given (one column per target; "—" where that run has no cell for it).
  */
+// Long: one template context: each row with its quote, level, eras and one status column per results file.
 export function renderRegister(register: Register, results: Results[]): string {
   const names = new Map<string, number>();
   const targets = results.map((r) => {

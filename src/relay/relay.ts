@@ -85,6 +85,7 @@ class VersionedStdioClientTransport extends StdioClientTransport {
  * upstream server it launches. It forwards tools and relays sampling, validating requests before a question
  * opens and results before they are relayed, and answers with honest codes.
  */
+// Long: the relay's wiring (both SDK ends, handlers, review surface, shutdown) reads best as one program.
 export async function runRelay(options: RelayOptions): Promise<void> {
   const policy = options.policy ?? REFERENCE_POLICY;
   const name = options.name ?? "mcpx-conform-reference-relay";

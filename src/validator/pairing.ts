@@ -33,6 +33,7 @@ function typeOf(block: unknown): unknown {
 /**
  * Checks the tool loop of `messages` (the value of params.messages). `base` is the pointer of the array.
  */
+// Long: the tool-loop rules are one linear pass over the messages; splitting it would split their shared state.
 export function checkToolLoop(messages: readonly unknown[], out: Collector, base = "/messages"): void {
   // The previous message's tool_use ids (id → block index), when it was an assistant message holding any.
   let pending: Map<string, number> | null = null;

@@ -100,6 +100,7 @@ export interface EraSchemas {
   inputResponses?: z.ZodType;
 }
 
+// Long: the era's whole zod schema set, declared in spec order; it is data more than code.
 function buildEra(era: Era): EraSchemas {
   const f = featuresOf(era);
   const meta = f.blockMeta ? { _meta: jsonObject.optional() } : {};

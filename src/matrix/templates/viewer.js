@@ -1,6 +1,7 @@
 // matrix.html's viewer: filters and the evidence viewer. Inlined into the page (its sha256 is the page's
 // only allowed script). Data arrives as JSON in the page's application/json script elements and is shown
 // with textContent / text nodes only: nothing from results or evidence ever becomes markup.
+// Long: the page's one inline script is a single closure (its sha256 is the page's only allowed script).
 (() => {
   const byId = (id) => document.getElementById(id);
   const readJson = (id, fallback) => {
@@ -216,6 +217,7 @@
     }
   }
 
+  // Long: builds one case's DOM (verdict, checks, both ends' frames) with text nodes only, in reading order.
   function caseView(result) {
     const ev = result.evidence && has(evidence, result.evidence) ? evidence[result.evidence] : null;
     const parts = [
