@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Answer } from "../model/case.ts";
 import type { Observation, UpstreamOutcome } from "../model/evidence.ts";
@@ -12,6 +9,7 @@ import { launchRelay, openDownstream, type UpstreamEndpoint } from "./endpoints.
 import { callProbeAndRace } from "./ends.ts";
 import { FrameRecorder } from "./frames.ts";
 import { withCanary } from "./instantiate.ts";
+import { makeTempDir, removeTempDir } from "./processes.ts";
 import { fillPlaceholders, type RelayProcess } from "./relay-process.ts";
 import type { CaseRunOutput } from "./session.ts";
 import { type Probe, ScriptedUpstream } from "./upstream.ts";
@@ -77,7 +75,7 @@ export async function runIsolationCase(
     };
   }
   const recorder = new FrameRecorder();
-  const tmp = mkdtempSync(join(tmpdir(), "mcpx-conform-"));
+  const tmp = makeTempDir();
   const upstreams: ScriptedUpstream[] = [];
   const closers: Array<() => Promise<void>> = [];
   let relay: RelayProcess | undefined;
@@ -149,7 +147,7 @@ export async function runIsolationCase(
   await Promise.all(closers.map((close) => close().catch(() => undefined)));
   await relay?.stop(STOP_GRACE_MS);
   await endpoint?.close().catch(() => undefined);
-  rmSync(tmp, { recursive: true, force: true });
+  removeTempDir(tmp);
   return output;
 }
 

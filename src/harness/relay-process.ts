@@ -2,6 +2,13 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { dirname, isAbsolute, resolve } from "node:path";
 import type { TargetProfile } from "../model/target.ts";
+import { relayEnv } from "./env.ts";
+import { KILL_GRACE_MS, killGroup, trackGroup, untrackGroup } from "./processes.ts";
+import { redact } from "./redact.ts";
+
+/** How much of the relay's stderr is kept (the end of it), before and after redaction. */
+const STDERR_RAW_KEEP = 16_000;
+const STDERR_TAIL = 4_000;
 
 export interface Placeholders {
   "upstream.command"?: string;
@@ -32,27 +39,48 @@ export async function freePort(): Promise<number> {
 /** A running relay process; its whole process group is reaped on stop. */
 export class RelayProcess {
   readonly child: ChildProcessWithoutNullStreams;
-  private stderrTail = "";
+  private stderrRaw = "";
+  private stderrCut = false;
+  /** The profile's env values (filled): never shown, whatever the relay prints. */
+  private readonly secrets: string[];
   exited: string | undefined;
 
   constructor(profile: TargetProfile, profileFile: string | undefined, values: Placeholders) {
     const base = profileFile ? dirname(profileFile) : process.cwd();
     const argv = profile.command.map((a) => fillPlaceholders(a, values));
     const cwd = profile.cwd ? (isAbsolute(profile.cwd) ? profile.cwd : resolve(base, profile.cwd)) : base;
-    const env: Record<string, string> = { ...(process.env as Record<string, string>) };
-    for (const [k, v] of Object.entries(profile.env)) env[k] = fillPlaceholders(v, values);
+    const extra = Object.fromEntries(
+      Object.entries(profile.env).map(([k, v]) => [k, fillPlaceholders(v, values)]),
+    );
+    this.secrets = Object.values(extra);
+    const env = relayEnv(profile, extra);
     // Relative program paths resolve against the profile's folder (a bare name is looked up on PATH).
     const program = argv[0]!.includes("/") && !isAbsolute(argv[0]!) ? resolve(base, argv[0]!) : argv[0]!;
+    // A process group of its own, so that stop() reaches the relay's children too.
     this.child = spawn(program, argv.slice(1), { cwd, env, stdio: "pipe", detached: true });
+    trackGroup(this.child.pid);
     this.child.stderr.on("data", (chunk: Buffer) => {
-      this.stderrTail = (this.stderrTail + chunk.toString()).slice(-4000);
+      // A flooding relay costs a bounded buffer; the tail is redacted only when read.
+      this.stderrRaw += chunk.toString();
+      if (this.stderrRaw.length > STDERR_RAW_KEEP) {
+        this.stderrRaw = this.stderrRaw.slice(-STDERR_RAW_KEEP);
+        this.stderrCut = true;
+      }
     });
     this.child.on("error", (error) => {
-      this.exited = `could not start: ${error.message}`;
+      // A spawn error (ENOENT, EACCES) emits no "exit": this is the relay's end.
+      this.exited ??= `could not start: ${error.message}`;
+      this.child.emit("gone");
     });
     this.child.on("exit", (code, signal) => {
       this.exited ??= signal ? `killed by ${signal}` : `exited with code ${code}`;
+      this.child.emit("gone");
     });
+  }
+
+  /** True once the process has exited or could not be started. */
+  get gone(): boolean {
+    return this.exited !== undefined || this.child.exitCode !== null || this.child.signalCode !== null;
   }
 
   /**
@@ -62,40 +90,47 @@ export class RelayProcess {
   whenExited(during: string): Promise<never> {
     const gone = new Promise<never>((_, reject) => {
       const fail = () => reject(new Error(`the relay ${this.exited ?? "exited"} ${during}`));
-      if (this.child.exitCode !== null || this.child.signalCode !== null) fail();
-      else this.child.once("exit", fail);
+      if (this.gone) fail();
+      else this.child.once("gone", fail);
     });
     gone.catch(() => undefined);
     return gone;
   }
 
+  /**
+   * The end of the relay's stderr (at most 4,000 characters, whole lines), with the profile's env values and
+   * anything credential-shaped redacted: this is what results, evidence and reports may quote.
+   */
   get stderr(): string {
-    return this.stderrTail;
+    let text = this.stderrRaw;
+    // A cut buffer starts mid-line: a secret's name may be cut off, so the partial line is dropped.
+    if (this.stderrCut) text = text.slice(text.indexOf("\n") + 1);
+    const clean = redact(text, this.secrets);
+    if (clean.length <= STDERR_TAIL) return clean;
+    const tail = clean.slice(-STDERR_TAIL);
+    const nl = tail.indexOf("\n");
+    return nl >= 0 && nl < tail.length - 1 ? tail.slice(nl + 1) : tail;
   }
 
-  /** Ends stdin, then SIGTERM, then SIGKILL to the whole process group; resolves once it has exited. */
-  async stop(graceMs = 1500): Promise<void> {
+  /**
+   * Ends stdin, then SIGTERM, then (after KILL_GRACE_MS) SIGKILL to the whole process group; resolves once the
+   * relay has exited. Children the relay started share its group and are reaped with it.
+   */
+  async stop(graceMs = KILL_GRACE_MS): Promise<void> {
     const pid = this.child.pid;
-    if (pid === undefined || this.child.exitCode !== null || this.child.signalCode !== null) {
-      this.killGroup(pid, "SIGKILL");
+    if (pid === undefined || this.gone) {
+      killGroup(pid, "SIGKILL");
+      untrackGroup(pid);
       return;
     }
-    const exited = new Promise<void>((r) => this.child.once("exit", () => r()));
+    const exited = new Promise<void>((r) => this.child.once("gone", () => r()));
     this.child.stdin.end();
-    this.killGroup(pid, "SIGTERM");
-    const timer = setTimeout(() => this.killGroup(pid, "SIGKILL"), graceMs);
+    killGroup(pid, "SIGTERM");
+    const timer = setTimeout(() => killGroup(pid, "SIGKILL"), graceMs);
     await exited;
     clearTimeout(timer);
     // Children the relay started (upstream shims, npx wrappers) share its group: reap them too.
-    this.killGroup(pid, "SIGKILL");
-  }
-
-  private killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-    if (pid === undefined) return;
-    try {
-      process.kill(-pid, signal);
-    } catch {
-      // already gone
-    }
+    killGroup(pid, "SIGKILL");
+    untrackGroup(pid);
   }
 }

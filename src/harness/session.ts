@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Answer, Review } from "../model/case.ts";
 import type { Frame, Observation, UpstreamOutcome } from "../model/evidence.ts";
@@ -12,6 +9,7 @@ import { launchRelay, openDownstream, type UpstreamEndpoint } from "./endpoints.
 import { callProbeAndRace, type HarnessAnswerer, type HarnessUpstream, type InputFraming } from "./ends.ts";
 import { FrameRecorder } from "./frames.ts";
 import { ModernAnswerer, ModernUpstream } from "./modern.ts";
+import { makeTempDir, removeTempDir } from "./processes.ts";
 import { fillPlaceholders, type RelayProcess } from "./relay-process.ts";
 import { Reviewer } from "./reviewer.ts";
 import { ScriptedUpstream } from "./upstream.ts";
@@ -42,6 +40,8 @@ export interface CaseRunOutput {
   negotiated: { upstream: string | null; downstream: string | null };
   /** Relay stderr seen during the case, when the relay broke. */
   relayLog?: string;
+  /** Set when the harness could not drive the case (the run was interrupted, …). */
+  harnessError?: string;
 }
 
 /**
@@ -76,9 +76,19 @@ export class SessionStartError extends Error {
     message: string,
     readonly frames: Frame[],
     readonly relayLog: string | undefined,
+    /** The relay sent nothing the harness could read as JSON-RPC: its failure does not depend on the session's era or capabilities. */
+    readonly silent = false,
   ) {
     super(message);
   }
+}
+
+/** What the relay wrote that is not JSON-RPC, quoted (the evidence keeps every such line whole). */
+function nonJsonHint(frames: Frame[]): string {
+  const raw = frames.filter((f) => f.dir === "from-relay" && f.raw !== undefined);
+  if (raw.length === 0) return "";
+  const first = raw[0]!.raw!.slice(0, 80);
+  return `; the relay wrote ${raw.length} line(s) that are not JSON, first: ${JSON.stringify(first)}`;
 }
 
 /**
@@ -90,37 +100,89 @@ export class RelaySession {
   private relay!: RelayProcess;
   private answerer!: HarnessAnswerer;
   private upstream: Promise<HarnessUpstream> | undefined;
-  private upstreamReady: HarnessUpstream | undefined;
+  private upstreamEnd: HarnessUpstream | undefined;
+  private givenUp: string | undefined;
+  /** How far start-up got (named when it does not finish in time). */
+  private step = "the relay process starting";
   private readonly tmp: string;
   private endpoint: UpstreamEndpoint | undefined;
   private closeDownstream: (() => Promise<void>) | undefined;
   private reviewer: Reviewer | undefined;
 
   private constructor(private readonly options: SessionOptions) {
-    this.tmp = mkdtempSync(join(tmpdir(), "mcpx-conform-"));
+    this.tmp = makeTempDir();
   }
 
   static async open(options: SessionOptions): Promise<RelaySession> {
     const session = new RelaySession(options);
     session.recorder.mark();
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await session.start();
+      // The whole start-up (spawn, listening, initialize, tools/list) shares one deadline: startupTimeoutMs.
+      const ms = options.profile.startupTimeoutMs;
+      await Promise.race([
+        session.start(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () =>
+              reject(
+                new Error(`the relay did not start within ${ms} ms (waiting for ${session.waitingFor})`),
+              ),
+            ms,
+          );
+        }),
+      ]);
     } catch (error) {
       const log = session.relay?.stderr.trim();
       await session.close();
       const detail = error instanceof Error ? error.message : String(error);
+      const frames = session.recorder.since(0);
+      const understood = frames.some((f) => f.dir === "from-relay" && f.message !== undefined);
+      // The relay's stderr travels apart (relayLog): the judge quotes its end after the reason.
       throw new SessionStartError(
-        `${detail}${log ? `; relay stderr: ${log.split("\n").slice(-5).join(" | ")}` : ""}`,
-        session.recorder.since(0),
+        `${detail}${nonJsonHint(frames)}`,
+        frames,
         log ? log.slice(-2000) : undefined,
+        !understood,
       );
+    } finally {
+      clearTimeout(timer);
     }
     return session;
   }
 
-  /** True when the relay died or a channel closed: the controller opens a fresh session. */
+  /** True when the relay died, a channel closed or the session was given up: the controller opens a fresh session. */
   get broken(): boolean {
-    return this.relay.exited !== undefined || this.answerer.peer.closed !== undefined;
+    return this.brokenReason !== undefined;
+  }
+
+  /** Why the session cannot be used any more, if it cannot. */
+  get brokenReason(): string | undefined {
+    if (this.givenUp) return this.givenUp;
+    if (this.relay.exited !== undefined) return `the relay ${this.relay.exited}`;
+    const closed = this.answerer.peer.closed;
+    return closed !== undefined ? `the downstream channel closed (${closed})` : undefined;
+  }
+
+  /** The relay stopped answering: no further case runs through this session. */
+  giveUp(reason: string): void {
+    this.givenUp ??= reason;
+  }
+
+  /** The start-up step not yet done. */
+  private get waitingFor(): string {
+    if (this.answerer?.negotiated) return "the relay to answer tools/list (it answered initialize)";
+    return this.step;
+  }
+
+  /** Whether the relay has launched (or connected to) the harness upstream yet. */
+  get upstreamReady(): boolean {
+    return this.upstreamEnd !== undefined;
+  }
+
+  /** The relay's stderr tail, redacted. */
+  get relayStderr(): string {
+    return this.relay?.stderr ?? "";
   }
 
   private async start(): Promise<void> {
@@ -134,12 +196,13 @@ export class RelaySession {
       const upstream: HarnessUpstream = isModernEra(era)
         ? new ModernUpstream(wire)
         : new ScriptedUpstream(wire, era);
-      this.upstreamReady = upstream;
+      this.upstreamEnd = upstream;
       return upstream;
     });
     this.upstream.catch(() => undefined);
     const exited = this.relay.whenExited("during start-up");
     const url = profile.downstream.url ? fillPlaceholders(profile.downstream.url, values) : undefined;
+    this.step = profile.downstream.transport === "stdio" ? "the downstream" : `the relay to listen at ${url}`;
     const downstream = await Promise.race([openDownstream(profile, this.relay, url, this.recorder), exited]);
     this.closeDownstream = downstream.close;
     // The answerer speaks the downstream's era (a case may pin it apart from the upstream's).
@@ -147,6 +210,7 @@ export class RelaySession {
     this.answerer = isModernEra(downstreamEra)
       ? new ModernAnswerer(downstream.channel, this.options.capabilities)
       : new ClientAnswerer(downstream.channel, downstreamEra, this.options.capabilities);
+    this.step = "the relay to answer initialize and tools/list";
     await Promise.race([this.answerer.connect(profile.startupTimeoutMs), exited]);
     if (profile.answerer.kind === "review") {
       const modelConnected = typeof this.options.capabilities.sampling === "object";
@@ -218,11 +282,11 @@ export class RelaySession {
         ...(this.reviewer
           ? { reviews: [...this.reviewer.records], modelAnswered: this.answerer.answered }
           : {}),
-        declared: this.upstreamReady?.declared,
+        declared: this.upstreamEnd?.declared,
         upstream: outcome,
       },
       frames: this.recorder.since(start),
-      negotiated: { upstream: this.upstreamReady?.negotiated ?? null, downstream: this.answerer.negotiated },
+      negotiated: { upstream: this.upstreamEnd?.negotiated ?? null, downstream: this.answerer.negotiated },
     };
     if (outcome.kind === "broken" && this.relay.stderr) output.relayLog = this.relay.stderr.slice(-2000);
     return output;
@@ -233,6 +297,6 @@ export class RelaySession {
     await this.closeDownstream?.().catch(() => undefined);
     await this.relay?.stop();
     await this.endpoint?.close().catch(() => undefined);
-    rmSync(this.tmp, { recursive: true, force: true });
+    removeTempDir(this.tmp);
   }
 }

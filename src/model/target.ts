@@ -3,6 +3,30 @@ import { EraSchema } from "./register.ts";
 
 const TransportSchema = z.enum(["stdio", "streamable-http", "sse"]);
 
+/** The placeholders a profile may use; `upstream.command` needs a stdio upstream, `upstream.url` an HTTP one. */
+export const PLACEHOLDERS = ["upstream.command", "upstream.url", "port", "tmp"] as const;
+const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
+
+/** What each `{{name}}` in a profile string that the profile cannot fill needed instead (a typo, or the wrong transport). */
+export function badPlaceholders(text: string, upstream: z.infer<typeof TransportSchema>): string[] {
+  const bad: string[] = [];
+  for (const [, name] of text.matchAll(PLACEHOLDER)) {
+    if (!(PLACEHOLDERS as readonly string[]).includes(name!))
+      bad.push(
+        `a known placeholder, got {{${name}}} (known: ${PLACEHOLDERS.map((p) => `{{${p}}}`).join(", ")})`,
+      );
+    else if (name === "upstream.command" && upstream !== "stdio")
+      bad.push(
+        `upstream.transport stdio for {{upstream.command}} (this profile's upstream is ${upstream}; use {{upstream.url}})`,
+      );
+    else if (name === "upstream.url" && upstream === "stdio")
+      bad.push(
+        "an HTTP upstream (streamable-http or sse) for {{upstream.url}} (this profile's upstream is stdio; use {{upstream.command}})",
+      );
+  }
+  return bad;
+}
+
 export const TargetProfileSchema = z
   .object({
     name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "a name usable as a folder name"),
@@ -28,7 +52,10 @@ export const TargetProfileSchema = z
       ])
       .default({ kind: "client" }),
     eras: z.array(EraSchema).min(1).optional(),
+    /** Extra environment for the relay, on top of the allowlisted variables (src/harness/env.ts). */
     env: z.record(z.string(), z.string()).default({}),
+    /** true: the relay inherits the harness's whole environment instead of the allowlist (secrets included). */
+    inheritEnv: z.boolean().default(false),
     cwd: z.string().optional(),
     startupTimeoutMs: z.number().int().positive().default(15_000),
     /** How long the relay waits for an answer before it reports expiry (the harness waits a bit longer). */
@@ -36,5 +63,18 @@ export const TargetProfileSchema = z
     /** Upper bound for one case once the relay is up. */
     caseTimeoutMs: z.number().int().positive().default(10_000),
   })
-  .strict();
+  .strict()
+  .superRefine((profile, ctx) => {
+    // A mistyped placeholder is the profile's error, found at load time, not a relay that failed to start.
+    const fields: Array<[PropertyKey[], string]> = [
+      ...profile.command.map((a, i): [PropertyKey[], string] => [["command", i], a]),
+      ...Object.entries(profile.env).map(([k, v]): [PropertyKey[], string] => [["env", k], v]),
+      [["downstream", "url"], profile.downstream.url ?? ""],
+      [["answerer", "url"], profile.answerer.kind === "review" ? profile.answerer.url : ""],
+      [["cwd"], profile.cwd ?? ""],
+    ];
+    for (const [path, text] of fields)
+      for (const message of badPlaceholders(text, profile.upstream.transport))
+        ctx.addIssue({ code: "custom", path, message });
+  });
 export type TargetProfile = z.infer<typeof TargetProfileSchema>;
