@@ -12,7 +12,7 @@ import {
   PROJECT_ROOT,
 } from "../model/load.ts";
 import { type Register, rowSeverity } from "../model/register.ts";
-import { ERAS, type Era } from "../validator/eras.ts";
+import { ERAS, type Era } from "../protocol/eras.ts";
 import type { SetExit } from "./commands.ts";
 import { EXIT } from "./errors.ts";
 

@@ -12,6 +12,7 @@
  */
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
+import { isModernEra } from "../protocol/eras.ts";
 import {
   ERAS,
   type Era,
@@ -67,7 +68,7 @@ interface RequestDoc {
 function requestDoc(value: unknown, file: string, era: Era): RequestDoc {
   if (isObject(value) && typeof value.method === "string" && "params" in value) {
     // 2026-07-28 embeds {method, params} in inputRequests: the embedded-request rules judge the method there.
-    if (era >= "2026-07-28" && !("jsonrpc" in value))
+    if (isModernEra(era) && !("jsonrpc" in value))
       return { kind: "embedded", whole: value, params: value.params };
     if (value.method !== "sampling/createMessage") {
       throw new InputError(

@@ -9,7 +9,7 @@
  * then, to check that unknown fields stay legal and, in differential runs, that relays forward them.
  */
 import fc from "fast-check";
-import { ERAS, type Era } from "../validator/eras.ts";
+import { ERAS, type Era, featuresOf, isModernEra } from "../protocol/eras.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
 import {
   base64,
@@ -42,9 +42,9 @@ export interface LegalExchange extends LegalRequest {
   result: Json;
 }
 
-export const hasTools = (era: Era) => era >= "2025-11-25";
-export const hasAudio = (era: Era) => era >= "2025-03-26";
-const hasBlockMeta = (era: Era) => era >= "2025-06-18";
+export const hasTools = (era: Era) => featuresOf(era).tools;
+export const hasAudio = (era: Era) => featuresOf(era).audio;
+const hasBlockMeta = (era: Era) => featuresOf(era).blockMeta;
 
 // ---------------------------------------------------------------------------------------------- blocks
 
@@ -252,15 +252,14 @@ function commonParams(era: Era) {
       }).map(compact),
     ),
     // 2026-07-28 requests carry the protocol version in _meta, which the harness's upstream sets itself.
-    _meta:
-      era < "2026-07-28"
-        ? opt(
-            fc
-              .tuple(record({ progressToken: fc.oneof(fancy, fc.nat()) }), jsonObject)
-              .map(([token, rest]) => ({ ...rest, ...token })),
-            4,
-          )
-        : fc.constant(null),
+    _meta: !isModernEra(era)
+      ? opt(
+          fc
+            .tuple(record({ progressToken: fc.oneof(fancy, fc.nat()) }), jsonObject)
+            .map(([token, rest]) => ({ ...rest, ...token })),
+          4,
+        )
+      : fc.constant(null),
     task: era === "2025-11-25" ? opt(record({ ttl: fc.nat({ max: 600_000 }) }), 6) : fc.constant(null),
   };
 }

@@ -4,7 +4,7 @@ import { RelaySession } from "../harness/session.ts";
 import { type CaseVerdict, judgeCase } from "../judge/case.ts";
 import type { Frame, Observation } from "../model/evidence.ts";
 import type { TargetProfile } from "../model/target.ts";
-import type { Era } from "../validator/eras.ts";
+import type { Era } from "../protocol/eras.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
 import { legalExchange } from "./arbitraries.ts";
 import { mutation } from "./mutations.ts";

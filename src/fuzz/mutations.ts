@@ -12,7 +12,7 @@
  * tool_result), so that a relay that only catches the collateral violation does not pass for catching this one.
  */
 import fc from "fast-check";
-import { ERAS, type Era } from "../validator/eras.ts";
+import { ERAS, type Era } from "../protocol/eras.ts";
 import { CHANNEL_CODE, type RuleId } from "../validator/rules.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
 import {

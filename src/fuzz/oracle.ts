@@ -2,7 +2,7 @@ import { firstDifference } from "../judge/json-diff.ts";
 import type { Expectation } from "../model/case.ts";
 import type { Observation } from "../model/evidence.ts";
 import type { CellSide } from "../model/register.ts";
-import { type Era, isModernEra } from "../validator/eras.ts";
+import { type Era, isModernEra } from "../protocol/eras.ts";
 import { validateRequest, validateResult } from "../validator/index.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
 

@@ -1,5 +1,5 @@
 import type { Answer } from "../model/case.ts";
-import type { Era } from "../validator/eras.ts";
+import type { Era } from "../protocol/eras.ts";
 import { JsonRpcPeer, type LineChannel } from "./jsonrpc-peer.ts";
 import { PROBE_TOOL } from "./upstream.ts";
 

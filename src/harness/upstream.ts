@@ -1,5 +1,5 @@
 import type { UpstreamOutcome } from "../model/evidence.ts";
-import type { Era } from "../validator/eras.ts";
+import type { Era } from "../protocol/eras.ts";
 import { JsonRpcPeer, type LineChannel, PeerClosedError, PeerTimeoutError } from "./jsonrpc-peer.ts";
 
 export const PROBE_TOOL = "conformance_probe";

@@ -3,7 +3,7 @@ import type { CheckId } from "../model/checks.ts";
 import type { Check, Frame, Observation, UpstreamOutcome } from "../model/evidence.ts";
 import type { Severity } from "../model/register.ts";
 import type { CaseStatus } from "../model/results.ts";
-import type { Era } from "../validator/eras.ts";
+import type { Era } from "../protocol/eras.ts";
 import { validateRequest, validateResult } from "../validator/index.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
 import { type DeliveredChannel, type RowRef, rowForRule } from "./attribution.ts";

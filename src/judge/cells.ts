@@ -1,6 +1,6 @@
 import { type CellSide, type Register, type RegisterRow, rowCellSides } from "../model/register.ts";
 import type { CaseResult, Cell, CellStatus, Results } from "../model/results.ts";
-import type { Era } from "../validator/eras.ts";
+import type { Era } from "../protocol/eras.ts";
 import { COVERAGE_ROW, type Coverage, missingCoverage, requiredCoverage } from "./coverage.ts";
 
 export interface JudgedCase {

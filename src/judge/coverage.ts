@@ -1,5 +1,5 @@
 import type { CellSide } from "../model/register.ts";
-import { type Era, eraAtLeast } from "../validator/eras.ts";
+import { type Era, eraAtLeast } from "../protocol/eras.ts";
 import { validateRequest, validateResult } from "../validator/index.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
 

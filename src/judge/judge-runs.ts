@@ -1,7 +1,7 @@
 import type { CaseRun } from "../model/case-run.ts";
 import type { Check, Evidence } from "../model/evidence.ts";
 import { type CellSide, type Register, type RegisterRow, rowSeverity } from "../model/register.ts";
-import { type Era, isModernEra } from "../validator/eras.ts";
+import { type Era, isModernEra } from "../protocol/eras.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
 import { rowForRule } from "./attribution.ts";
 import { applyPrerequisite, type CaseVerdict, judgeCase } from "./case.ts";
@@ -41,6 +41,9 @@ function olderEraThanCell(run: CaseRun): string | undefined {
 
 function judgeOne(rows: Map<string, RegisterRow>, run: CaseRun): JudgedRun {
   const row = rows.get(run.kase.row)!;
+  // Not run (its era's prerequisite failed): judgeRuns gives it that prerequisite's verdict.
+  if (run.notRun)
+    return { run, row, verdict: { status: "skip", reason: run.notRun, checks: [] }, attributed: [] };
   const harnessError = run.harnessError ?? olderEraThanCell(run);
   if (harnessError) {
     const tail = run.relayLog
@@ -127,29 +130,71 @@ function attributedFailures(
   });
 }
 
+/** Whether an era's round trip passed; when not, what went wrong and whether the harness (not the relay) failed. */
+export interface EraPrerequisite {
+  met: boolean;
+  what: string;
+  harness?: boolean;
+}
+
+/** The round-trip prerequisite of one era, from its judged round-trip cases (decided here only). */
+function eraPrerequisite(judged: JudgedRun[], era: Era): EraPrerequisite {
+  const roundtrips = judged.filter((j) => j.run.era === era && j.row.id === ROUNDTRIP_ROW);
+  const failed = roundtrips.find((j) => j.verdict.status !== "pass");
+  return {
+    met: roundtrips.length > 0 && !failed,
+    // A round trip the harness could not drive leaves the era un-judged (error), not failed by the relay.
+    harness: failed?.verdict.status === "error",
+    what:
+      roundtrips.length === 0
+        ? `no ${ROUNDTRIP_ROW} case ran in ${era}`
+        : failed
+          ? `the relay did not complete a valid sampling round trip in ${era} (${failed.run.kase.id}: ${failed.verdict.reason})`
+          : "",
+  };
+}
+
+/**
+ * Asked while a run goes on, once the era's round-trip cases have run: the reason the era's other cases need not
+ * run (no case of the era can earn credit without the round trip), or undefined when they must run.
+ */
+export function roundTripFailed(register: Register, roundtripRuns: CaseRun[], era: Era): string | undefined {
+  const rows = new Map(register.rows.map((r) => [r.id, r]));
+  const ran = roundtripRuns.filter((r) => r.era === era && r.kase.row === ROUNDTRIP_ROW);
+  if (ran.length === 0) return undefined;
+  const pre = eraPrerequisite(
+    ran.map((run) => judgeOne(rows, run)),
+    era,
+  );
+  return pre.met ? undefined : pre.what;
+}
+
+/** A case not run because its era's round trip failed: that failure (or harness error) is its verdict. */
+function notRunVerdict(pre: EraPrerequisite, why: string): CaseVerdict {
+  const check = { id: "prerequisite", ok: false, detail: pre.what || why };
+  return pre.harness
+    ? {
+        status: "error",
+        reason: `Not judged: the harness could not drive the round trip (${pre.what || why}), so this case was not run`,
+        checks: [check],
+      }
+    : {
+        status: "fail",
+        reason: `Prerequisite not met: ${pre.what || why}, so this case was not run (it could earn no credit)`,
+        checks: [check],
+      };
+}
+
 /** Judges every run, then withholds credit from every era whose round-trip prerequisite did not pass. */
 export function judgeRuns(register: Register, runs: CaseRun[]): JudgedRun[] {
   const rows = new Map(register.rows.map((r) => [r.id, r]));
   const judged: JudgedRun[] = runs.map((run) => judgeOne(rows, run));
-  const prerequisite = new Map<Era, { met: boolean; what: string; harness?: boolean }>();
-  for (const era of new Set(runs.map((r) => r.era))) {
-    const roundtrips = judged.filter((j) => j.run.era === era && j.row.id === ROUNDTRIP_ROW);
-    const failed = roundtrips.find((j) => j.verdict.status !== "pass");
-    prerequisite.set(era, {
-      met: roundtrips.length > 0 && !failed,
-      // A round trip the harness could not drive leaves the era un-judged (error), not failed by the relay.
-      harness: failed?.verdict.status === "error",
-      what:
-        roundtrips.length === 0
-          ? `no ${ROUNDTRIP_ROW} case ran in ${era}`
-          : failed
-            ? `the relay did not complete a valid sampling round trip in ${era} (${failed.run.kase.id}: ${failed.verdict.reason})`
-            : "",
-    });
-  }
+  const prerequisite = new Map<Era, EraPrerequisite>();
+  for (const era of new Set(runs.map((r) => r.era))) prerequisite.set(era, eraPrerequisite(judged, era));
   return judged.map((j) => {
     if (j.row.id === ROUNDTRIP_ROW) return j;
     const pre = prerequisite.get(j.run.era)!;
+    if (j.run.notRun) return { ...j, verdict: notRunVerdict(pre, j.run.notRun), attributed: [] };
     // Without a round trip nothing else of the era counts: that includes findings attributed to other rows.
     return { ...j, verdict: applyPrerequisite(j.verdict, pre), attributed: pre.met ? j.attributed : [] };
   });

@@ -1,7 +1,7 @@
 import type { CellSide, Register } from "../model/register.ts";
 import { rowCellSides } from "../model/register.ts";
 import type { CaseResult, Cell, CellStatus, Results } from "../model/results.ts";
-import type { Era } from "../validator/eras.ts";
+import type { Era } from "../protocol/eras.ts";
 import { isHttpsUrl, isRelativePath, mdHref, mdText } from "./escape.ts";
 import { displayTime, rowIndex, runEras, shortSha } from "./model.ts";
 import { CELL_GLYPH, caseLabel, cellLabel } from "./status.ts";

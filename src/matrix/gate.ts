@@ -1,6 +1,6 @@
 import { InputError } from "../model/errors.ts";
 import type { Cell, Results } from "../model/results.ts";
-import { ERAS, type Era, isEra } from "../validator/eras.ts";
+import { ERAS, type Era, isEra } from "../protocol/eras.ts";
 import {
   type Baseline,
   baselineHygiene,

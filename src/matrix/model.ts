@@ -1,6 +1,6 @@
 import type { CellSide, Register, RegisterRow } from "../model/register.ts";
 import type { CaseStatus, Cell, CellStatus, Results } from "../model/results.ts";
-import { ERAS, type Era } from "../validator/eras.ts";
+import { ERAS, type Era } from "../protocol/eras.ts";
 import { CASE_STATUS_ORDER, CELL_STATUS_ORDER } from "./status.ts";
 
 /** Shared views of a results file: ordering, grouping and counting used by every renderer. */

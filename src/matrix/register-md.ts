@@ -1,7 +1,7 @@
 import type { Register, RegisterRow } from "../model/register.ts";
 import { rowSeverity } from "../model/register.ts";
 import type { Cell, Results } from "../model/results.ts";
-import { ERAS } from "../validator/eras.ts";
+import { ERAS } from "../protocol/eras.ts";
 import { isHttpsUrl, mdText } from "./escape.ts";
 import { compareCells, displayTime } from "./model.ts";
 import { CELL_GLYPH, cellLabel } from "./status.ts";

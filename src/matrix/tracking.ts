@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CellSideSchema, EraSchema } from "../model/register.ts";
 import { CellStatusSchema } from "../model/results.ts";
-import { ERAS, type Era, isEra } from "../validator/eras.ts";
+import { ERAS, type Era, isEra } from "../protocol/eras.ts";
 
 /**
  * Tracking issues as data: one file per issue under matrix/tracking/, mapping each acceptance bullet to the

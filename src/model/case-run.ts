@@ -1,4 +1,4 @@
-import type { Era } from "../validator/eras.ts";
+import type { Era } from "../protocol/eras.ts";
 import type { Frame, Observation } from "./evidence.ts";
 import type { LoadedCase } from "./load.ts";
 
@@ -23,5 +23,10 @@ export interface CaseRun {
   negotiated: { upstream: string | null; downstream: string | null };
   /** Set when the harness could not drive the case (the relay would not start, …): a harness error, not a verdict. */
   harnessError?: string;
+  /**
+   * Set when the case was not run because a prerequisite of its era had already failed (the era's round trip): the
+   * judge records it as that prerequisite's failure (or error) without the case being run one by one.
+   */
+  notRun?: string;
   relayLog?: string;
 }

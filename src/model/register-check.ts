@@ -1,4 +1,4 @@
-import { ERAS, type Era } from "../validator/eras.ts";
+import { ERAS, type Era } from "../protocol/eras.ts";
 import type { Case } from "./case.ts";
 import type { Register, RegisterRow } from "./register.ts";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ERAS } from "../validator/eras.ts";
+import { ERAS } from "../protocol/eras.ts";
 
 export const EraSchema = z.enum(ERAS);
 export const SideSchema = z.enum(["client", "server", "both", "intermediary"]);

@@ -1,4 +1,4 @@
-import type { Era } from "../validator/eras.ts";
+import type { Era } from "../protocol/eras.ts";
 import { validateRequest, validateResult } from "../validator/index.ts";
 import type { SamplingCapabilities, Verdict } from "../validator/types.ts";
 

@@ -10,9 +10,9 @@ import {
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { type Era, isEra } from "../validator/eras.ts";
+import { type Era, isEra } from "../protocol/eras.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
-import { DownstreamSwitch, ModernRelay } from "./modern.ts";
+import { DownstreamSwitch, ModernRelay } from "./mrtr.ts";
 import { REFERENCE_POLICY, type RelayPolicy, type WireError } from "./policy.ts";
 import { ReviewSurface } from "./review-surface.ts";
 import { REFERENCE_REVIEW, type ReviewPolicy, reviewedSampling } from "./reviewed.ts";

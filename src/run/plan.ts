@@ -4,7 +4,7 @@ import { ROUNDTRIP_ROW } from "../judge/judge-runs.ts";
 import type { LoadedCase } from "../model/load.ts";
 import type { Register } from "../model/register.ts";
 import type { TargetProfile } from "../model/target.ts";
-import { type Era, isModernEra } from "../validator/eras.ts";
+import { type Era, isModernEra } from "../protocol/eras.ts";
 
 /** Review cases against a target whose answerer is a plain client: the review itself is the downstream's. */
 export const REVIEW_DELEGATED =

@@ -1,4 +1,4 @@
-import type { Era } from "./eras.ts";
+import type { Era } from "../protocol/eras.ts";
 import { type Channel, codeFor, RULES, type RuleId, sourceFor } from "./rules.ts";
 import type { Finding, Verdict } from "./types.ts";
 

@@ -3,7 +3,7 @@
  * per protocol era (independent of the SDK's schemas), a linear pass for the tool-loop and result-vs-request
  * rules, and a catalogue of stable rule ids. Imports nothing else of the project.
  */
-export { ERAS, type Era, eraAtLeast, isEra, isModernEra } from "./eras.ts";
+export { ERAS, type Era, eraAtLeast, isEra, isModernEra } from "../protocol/eras.ts";
 export { escapeToken, pointerOf } from "./findings.ts";
 export {
   CHANNEL_CODE,

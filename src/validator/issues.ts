@@ -3,7 +3,7 @@
  * sentence per issue. Runs only when a value fails its schema (the slow path), so it may look things up in the
  * input freely.
  */
-import type { Era } from "./eras.ts";
+import { type Era, featuresOf } from "../protocol/eras.ts";
 import type { Collector } from "./findings.ts";
 import { pointerOf } from "./findings.ts";
 import type { RuleId } from "./rules.ts";
@@ -119,7 +119,7 @@ function classifyContent(
   const full = [...contentPath, ...rest];
   if (rest.length === 0) {
     if (content === undefined) return { rule: contentRule, pointer: full, message: "content is required" };
-    if (Array.isArray(content) && era < "2025-11-25") {
+    if (Array.isArray(content) && !featuresOf(era).tools) {
       return {
         rule: "content.array-before-2025-11-25",
         pointer: full,
@@ -130,7 +130,7 @@ function classifyContent(
       return {
         rule: contentRule,
         pointer: full,
-        message: `content must be ${era >= "2025-11-25" ? "a content block or an array of content blocks" : "a content block"}, got ${describe(content)}`,
+        message: `content must be ${featuresOf(era).tools ? "a content block or an array of content blocks" : "a content block"}, got ${describe(content)}`,
       };
     }
     return blockIssue(issue, root, full, [], era, true);
@@ -166,14 +166,14 @@ function blockIssue(
   const field = rest[0];
   if (rest.length === 0 || (field === "type" && rest.length === 1)) {
     const typePtr = [...blockPath, "type"];
-    if (sampling && type === "audio" && era < "2025-03-26") {
+    if (sampling && type === "audio" && !featuresOf(era).audio) {
       return {
         rule: "content.audio-before-2025-03-26",
         pointer: typePtr,
         message: `audio content does not exist in ${era}`,
       };
     }
-    if (sampling && (type === "tool_use" || type === "tool_result") && era < "2025-11-25") {
+    if (sampling && (type === "tool_use" || type === "tool_result") && !featuresOf(era).tools) {
       return {
         rule: "content.tool-blocks-before-2025-11-25",
         pointer: typePtr,

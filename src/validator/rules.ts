@@ -22,7 +22,7 @@
  * refusing it is again "Invalid params" (-32602); mrtr.mdx "Error Handling" asks for a JSON-RPC error there.
  * SHOULD-level findings are warnings and carry no code (null): nothing is refused for them.
  */
-import { ERAS, type Era } from "./eras.ts";
+import { ERAS, type Era } from "../protocol/eras.ts";
 import type { Level } from "./types.ts";
 
 export type Channel = "request" | "result" | "input-response";

@@ -18,7 +18,7 @@
  * (see pairing.ts / result.ts).
  */
 import { z } from "zod";
-import { ERAS, type Era } from "./eras.ts";
+import { ERAS, type Era, type EraFeatures, featuresOf } from "../protocol/eras.ts";
 
 /** A JSON object (not null, not an array). Checked without copying, unlike `z.looseObject({})`. */
 export function isJsonObject(value: unknown): value is Record<string, unknown> {
@@ -37,31 +37,7 @@ const unitInterval = z.number().min(0).max(1);
 const base64 = z.string().refine(isBase64, { message: "expected base64 (RFC 4648, padded)" });
 const role = z.enum(["user", "assistant"]);
 
-/** Feature switches per era. */
-export interface EraFeatures {
-  audio: boolean;
-  /** `_meta` on content blocks, `annotations.lastModified`. */
-  blockMeta: boolean;
-  /** Array content, tool_use/tool_result, tools, toolChoice, message `_meta`. */
-  tools: boolean;
-  /** `params.task` (task-augmented requests): 2025-11-25 only. */
-  task: boolean;
-  /** `params._meta` declared (`progressToken`): every era before 2026-07-28. */
-  paramsMeta: boolean;
-  /** `structuredContent` may be any JSON value (2026-07-28) rather than an object (2025-11-25). */
-  anyStructuredContent: boolean;
-}
-
-export function featuresOf(era: Era): EraFeatures {
-  return {
-    audio: era >= "2025-03-26",
-    blockMeta: era >= "2025-06-18",
-    tools: era >= "2025-11-25",
-    task: era === "2025-11-25",
-    paramsMeta: era < "2026-07-28",
-    anyStructuredContent: era >= "2026-07-28",
-  };
-}
+export { type EraFeatures, featuresOf } from "../protocol/eras.ts";
 
 /** The schema set of one era. */
 export interface EraSchemas {
@@ -258,7 +234,7 @@ function buildEra(era: Era): EraSchemas {
     _meta: jsonObject.optional(),
   });
 
-  const mrtr = era >= "2026-07-28";
+  const mrtr = featuresOf(era).mrtr;
   const inputRequests = mrtr
     ? z.record(
         z.string(),

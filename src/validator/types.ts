@@ -1,4 +1,4 @@
-import type { Era } from "./eras.ts";
+import type { Era } from "../protocol/eras.ts";
 
 /** RFC 2119 keyword class of the rule a finding breaks. */
 export type Level = "MUST" | "SHOULD";

@@ -9,7 +9,7 @@
  * 2. one pass over the messages/blocks for the rules zod cannot express (tool-loop pairing, capabilities,
  *    result vs request) (pairing.ts).
  */
-import type { Era } from "./eras.ts";
+import { type Era, isModernEra } from "../protocol/eras.ts";
 import { requestParamsOk, resultOk } from "./fast.ts";
 import { Collector, escapeToken } from "./findings.ts";
 import { reportRequestIssues, reportResultIssues } from "./issues.ts";
@@ -66,7 +66,7 @@ function checkCapabilities(
     out.add(
       "request.include-context-deprecated",
       "/includeContext",
-      `includeContext ${JSON.stringify(ic)} is ${out.era >= "2026-07-28" ? "deprecated (SEP-2596)" : "soft-deprecated"}; omit it or use "none"`,
+      `includeContext ${JSON.stringify(ic)} is ${isModernEra(out.era) ? "deprecated (SEP-2596)" : "soft-deprecated"}; omit it or use "none"`,
     );
   }
 }

@@ -8,16 +8,17 @@ import { describe, expect, it } from "vitest";
  * the reference relay is judged like any target and shares only the validator with the judge.
  */
 export const ALLOWED: Record<string, readonly string[]> = {
-  validator: [],
-  model: ["validator"],
-  judge: ["model", "validator"],
-  matrix: ["model", "validator"],
-  relay: ["validator"],
-  harness: ["model", "validator"],
-  fuzz: ["harness", "judge", "model", "validator"],
-  run: ["fuzz", "harness", "judge", "matrix", "model", "validator"],
+  protocol: [],
+  validator: ["protocol"],
+  model: ["protocol", "validator"],
+  judge: ["model", "protocol", "validator"],
+  matrix: ["model", "protocol", "validator"],
+  relay: ["protocol", "validator"],
+  harness: ["model", "protocol", "validator"],
+  fuzz: ["harness", "judge", "model", "protocol", "validator"],
+  run: ["fuzz", "harness", "judge", "matrix", "model", "protocol", "validator"],
   // cli starts the reference relay for `mcpx-conform relay` (a separate program; the harness never imports it)
-  cli: ["run", "fuzz", "harness", "relay", "judge", "matrix", "model", "validator"],
+  cli: ["run", "fuzz", "harness", "relay", "judge", "matrix", "model", "protocol", "validator"],
 };
 
 const SRC = resolve(import.meta.dirname, "../../src");

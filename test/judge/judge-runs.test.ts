@@ -3,7 +3,7 @@ import type { CaseRun } from "../../src/harness/controller.ts";
 import { evidenceFor, judgeRuns, ROUNDTRIP_ROW } from "../../src/judge/judge-runs.ts";
 import type { LoadedCase } from "../../src/model/load.ts";
 import type { Register } from "../../src/model/register.ts";
-import type { Era } from "../../src/validator/eras.ts";
+import type { Era } from "../../src/protocol/eras.ts";
 
 const register: Register = {
   rows: [

@@ -9,7 +9,7 @@ import {
   quoteEraProblems,
   registerCoverageProblems,
 } from "../../src/model/register-check.ts";
-import { ERAS } from "../../src/validator/eras.ts";
+import { ERAS } from "../../src/protocol/eras.ts";
 import { tempDir } from "../helpers/cli.ts";
 import { ISSUE_256_ROWS } from "../helpers/issue-256.ts";
 

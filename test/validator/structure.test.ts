@@ -296,6 +296,7 @@ describe("zod schemas and the fast path agree", () => {
         task: false,
         paramsMeta: true,
         anyStructuredContent: false,
+        mrtr: false,
       },
       {
         audio: true,
@@ -304,6 +305,7 @@ describe("zod schemas and the fast path agree", () => {
         task: false,
         paramsMeta: true,
         anyStructuredContent: false,
+        mrtr: false,
       },
       {
         audio: true,
@@ -312,6 +314,7 @@ describe("zod schemas and the fast path agree", () => {
         task: false,
         paramsMeta: true,
         anyStructuredContent: false,
+        mrtr: false,
       },
       {
         audio: true,
@@ -320,6 +323,7 @@ describe("zod schemas and the fast path agree", () => {
         task: true,
         paramsMeta: true,
         anyStructuredContent: false,
+        mrtr: false,
       },
       {
         audio: true,
@@ -328,6 +332,7 @@ describe("zod schemas and the fast path agree", () => {
         task: false,
         paramsMeta: false,
         anyStructuredContent: true,
+        mrtr: true,
       },
     ]);
     for (const era of ERAS) {

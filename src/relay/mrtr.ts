@@ -2,6 +2,8 @@ import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdi
 import type { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { MRTR_ERA } from "../protocol/eras.ts";
+import { CODE, INPUT_REQUIRED_METHODS, isObject, META, METHOD } from "../protocol/wire.ts";
 import { escapeToken, validateInputRequests, validateInputResponses } from "../validator/index.ts";
 import type { Finding, SamplingCapabilities, Verdict } from "../validator/types.ts";
 import type { RelayPolicy, WireError } from "./policy.ts";
@@ -28,27 +30,17 @@ import type { RelayPolicy, WireError } from "./policy.ts";
  *   A key left out is a decline and is legal. Valid retries go up unchanged.
  */
 
-export const MODERN_ERA = "2026-07-28";
-const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
-const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
-const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
-const SAMPLING = "sampling/createMessage";
-/** The requests whose results may be input_required (mrtr.mdx). */
-const INPUT_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
 const UPSTREAM_TIMEOUT_MS = 10 * 60_000;
 
 type Id = string | number;
 type Reply = { result: Record<string, unknown> } | { error: WireError };
-
-const isObject = (v: unknown): v is Record<string, any> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** True when the downstream's first message opens a 2026-07-28 session (no initialize). */
 export function isModernOpener(message: JSONRPCMessage): boolean {
   if (!("method" in message) || message.method === "initialize") return false;
   if (message.method === "server/discover") return true;
   const meta = isObject(message.params) ? message.params._meta : undefined;
-  return isObject(meta) && meta[META_PROTOCOL_VERSION] === MODERN_ERA;
+  return isObject(meta) && meta[META.protocolVersion] === MRTR_ERA;
 }
 
 /**
@@ -104,7 +96,9 @@ class UpstreamLink {
       this.transport.onclose = () => {
         for (const [id, p] of this.pending) {
           clearTimeout(p.timer);
-          p.resolve({ error: { code: -32603, message: "The upstream server closed the connection" } });
+          p.resolve({
+            error: { code: CODE.internalError, message: "The upstream server closed the connection" },
+          });
           this.pending.delete(id);
         }
       };
@@ -119,7 +113,10 @@ class UpstreamLink {
       await this.start();
     } catch (error) {
       return {
-        error: { code: -32603, message: `The upstream server could not be started: ${String(error)}` },
+        error: {
+          code: CODE.internalError,
+          message: `The upstream server could not be started: ${String(error)}`,
+        },
       };
     }
     const id = this.nextId++;
@@ -127,7 +124,12 @@ class UpstreamLink {
     return new Promise<Reply>((resolve) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        resolve({ error: { code: -32603, message: `The upstream server did not answer ${method} in time` } });
+        resolve({
+          error: {
+            code: CODE.internalError,
+            message: `The upstream server did not answer ${method} in time`,
+          },
+        });
       }, UPSTREAM_TIMEOUT_MS);
       this.pending.set(id, { resolve, timer });
       const message =
@@ -136,7 +138,10 @@ class UpstreamLink {
         clearTimeout(timer);
         this.pending.delete(id);
         resolve({
-          error: { code: -32603, message: `Could not reach the upstream server: ${String(error)}` },
+          error: {
+            code: CODE.internalError,
+            message: `Could not reach the upstream server: ${String(error)}`,
+          },
         });
       });
     });
@@ -234,7 +239,7 @@ export class ModernRelay {
           jsonrpc: "2.0",
           id: m.id,
           error: {
-            code: -32603,
+            code: CODE.internalError,
             message: `Relay failure: ${error instanceof Error ? error.message : String(error)}`,
           },
         } as JSONRPCMessage),
@@ -250,8 +255,8 @@ export class ModernRelay {
   }
 
   private notification(method: string, params: any): void {
-    if (method === "notifications/cancelled" && isObject(params)) {
-      const upId = this.inFlight.get(params.requestId);
+    if (method === METHOD.cancelled && isObject(params)) {
+      const upId = this.inFlight.get(params.requestId as Id);
       if (upId !== undefined) this.upstream.notify(method, { ...params, requestId: upId });
       return;
     }
@@ -264,18 +269,18 @@ export class ModernRelay {
         return {
           result: {
             resultType: "complete",
-            supportedVersions: [MODERN_ERA],
+            supportedVersions: [MRTR_ERA],
             capabilities: { tools: {} },
-            _meta: { [META_SERVER_INFO]: { name: this.options.name, version: "1" } },
+            _meta: { [META.serverInfo]: { name: this.options.name, version: "1" } },
           },
         };
       case "initialize":
         return {
           error: {
-            code: -32022,
+            code: CODE.unsupportedProtocolVersion,
             message: "Unsupported protocol version: this session speaks 2026-07-28 (no initialize)",
             data: {
-              supported: [MODERN_ERA],
+              supported: [MRTR_ERA],
               requested: isObject(params) ? params.protocolVersion : undefined,
             },
           },
@@ -283,7 +288,7 @@ export class ModernRelay {
       case "ping":
         return { result: { resultType: "complete" } };
     }
-    if (!INPUT_METHODS.has(method)) return this.forward(id, method, params);
+    if (!INPUT_REQUIRED_METHODS.has(method)) return this.forward(id, method, params);
     return this.exchange(id, method, params);
   }
 
@@ -306,7 +311,7 @@ export class ModernRelay {
       if (!pending) {
         return {
           error: {
-            code: -32602,
+            code: CODE.invalidParams,
             message:
               "Invalid params: inputResponses answer no input request this relay passed on (unknown or forgotten requestState); call again without inputResponses",
           },
@@ -319,7 +324,7 @@ export class ModernRelay {
       const checked = this.checkResponses(params.inputResponses, pending.inputRequests);
       if (checked.verdict && !checked.verdict.legal) {
         // The downstream's own params are what is invalid: -32602 (unless the policy says otherwise).
-        return { error: policy.refuseResult({ ...checked.verdict, code: -32602 }) };
+        return { error: policy.refuseResult({ ...checked.verdict, code: CODE.invalidParams }) };
       }
       this.pending.delete(key);
       if (checked.rewritten) up = { ...params, inputResponses: checked.rewritten };
@@ -346,7 +351,7 @@ export class ModernRelay {
   /** The capabilities the downstream declared on this request (2026-07-28: per request, in _meta). */
   private declaredBy(params: unknown): SamplingCapabilities | undefined {
     const meta = isObject(params) && isObject(params._meta) ? params._meta : undefined;
-    const declared = meta?.[META_CLIENT_CAPABILITIES];
+    const declared = meta?.[META.clientCapabilities];
     return isObject(declared) ? (declared as SamplingCapabilities) : undefined;
   }
 
@@ -369,17 +374,17 @@ export class ModernRelay {
     capabilities: SamplingCapabilities | undefined,
   ): WireError | null {
     const { policy } = this.options;
-    const ctx = { era: MODERN_ERA as typeof MODERN_ERA, capabilities: capabilities ?? {} };
+    const ctx = { era: MRTR_ERA as typeof MRTR_ERA, capabilities: capabilities ?? {} };
     const wrapper = wrapperOnly(validateInputRequests(inputRequests, ctx));
     if (!wrapper.legal) return policy.refuseRequest(wrapper);
     const entries = Object.entries(inputRequests as Record<string, any>).filter(
-      ([, r]) => isObject(r) && r.method === SAMPLING,
+      ([, r]) => isObject(r) && r.method === METHOD.createMessage,
     );
     if (entries.length === 0) return null;
     const sampling = isObject(capabilities?.sampling) ? capabilities.sampling : undefined;
     if (!sampling) {
       return {
-        code: -32021,
+        code: CODE.missingCapability,
         message:
           "Missing required client capability: the server asks for sampling, which this request's clientCapabilities do not declare",
         data: { requiredCapabilities: { sampling: {} } },
@@ -394,7 +399,7 @@ export class ModernRelay {
     if (verdict.legal) return null;
     if (verdict.errors.every((f) => f.rule === "request.tools-capability")) {
       return {
-        code: -32021,
+        code: CODE.missingCapability,
         message: `Missing required client capability: ${verdict.errors[0]!.message} (at ${verdict.errors[0]!.pointer})`,
         data: { requiredCapabilities: { sampling: { tools: {} } } },
       };
@@ -408,15 +413,15 @@ export class ModernRelay {
     inputRequests: Record<string, unknown>,
   ): { verdict: Verdict | null; rewritten?: Record<string, unknown> } {
     const { policy } = this.options;
-    const wrapper = wrapperOnly(validateInputResponses(inputResponses, { era: MODERN_ERA, inputRequests }));
+    const wrapper = wrapperOnly(validateInputResponses(inputResponses, { era: MRTR_ERA, inputRequests }));
     if (!wrapper.legal) return { verdict: wrapper };
     const responses = inputResponses as Record<string, unknown>;
     const verdicts: Verdict[] = [];
     let rewritten: Record<string, unknown> | undefined;
     for (const [key, response] of Object.entries(responses)) {
       const request = inputRequests[key];
-      if (!isObject(request) || request.method !== SAMPLING) continue;
-      const v = policy.checkResult(response, { era: MODERN_ERA, request: request.params });
+      if (!isObject(request) || request.method !== METHOD.createMessage) continue;
+      const v = policy.checkResult(response, { era: MRTR_ERA, request: request.params });
       if (v) verdicts.push(withPrefix(v, `/${escapeToken(key)}`));
       if (isObject(response)) {
         const after = policy.rewriteResult(response);
@@ -433,7 +438,8 @@ export class ModernRelay {
   private rewriteRequests(inputRequests: Record<string, unknown>): Record<string, unknown> {
     let out: Record<string, unknown> | undefined;
     for (const [key, request] of Object.entries(inputRequests)) {
-      if (!isObject(request) || request.method !== SAMPLING || !isObject(request.params)) continue;
+      if (!isObject(request) || request.method !== METHOD.createMessage || !isObject(request.params))
+        continue;
       const params = this.options.policy.rewriteRequest(request.params);
       if (params !== request.params) {
         out ??= { ...inputRequests };
