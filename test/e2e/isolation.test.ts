@@ -52,7 +52,9 @@ describe(`${ROW}: two downstream sessions on one relay`, () => {
     expect(r.code, r.stderr).toBe(0);
     const [cell] = readResults(out).cells.filter((c) => c.row === ROW);
     expect(cell?.status).toBe("not-run");
-    expect(cell?.cases).toEqual([]);
+    // The case is recorded as skipped with the reason, never silently dropped.
+    expect(cell?.cases.map((c) => c.status)).toEqual(["skip"]);
+    expect(cell?.cases[0]?.reason).toMatch(/downstream is stdio: one client session per relay process/);
     expect(cell?.note).toMatch(/downstream is stdio: one client session per relay process/);
   });
 });
