@@ -176,8 +176,6 @@ export const CaseSchema = z
       .strict()
       .optional(),
     expect: z.array(ExpectationSchema).min(1),
-    /** Ids of other cases of the same era that must pass for this one to count (prerequisites). */
-    requires: z.array(z.string()).optional(),
     /**
      * 2: session isolation. One relay, two downstream client sessions: A (whose tool call causes the request)
      * answers with `answer`, B answers at once with the same answer under a decoy canary. Not run against relays
