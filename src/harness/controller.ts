@@ -2,11 +2,12 @@ import type { Answer } from "../model/case.ts";
 import type { CaseRun } from "../model/case-run.ts";
 import type { LoadedCase } from "../model/load.ts";
 import type { TargetProfile } from "../model/target.ts";
-import type { Era } from "../validator/eras.ts";
+import type { Era } from "../protocol/eras.ts";
 import { ControlServer } from "./channels.ts";
 import { canaryFor, withCanary } from "./instantiate.ts";
 import { bystanderAnswer, runIsolationCase } from "./isolation.ts";
-import { RelaySession, SessionStartError } from "./session.ts";
+import { KILL_GRACE_MS } from "./processes.ts";
+import { type CaseRunOutput, RelaySession, SessionStartError } from "./session.ts";
 
 export type { CaseRun } from "../model/case-run.ts";
 
@@ -17,7 +18,25 @@ export interface RunPlan {
   work: Array<{ kase: LoadedCase; era: Era }>;
   seed: number;
   onCase?: (run: CaseRun) => void;
+  /**
+   * Asked before each case: a reason not to run it (its era's round trip already failed), or undefined. The case
+   * is recorded as not run for that reason (`CaseRun.notRun`) and costs no time.
+   */
+  skip?: (item: { kase: LoadedCase; era: Era }) => string | undefined;
+  /** Aborting stops the run: the case running is abandoned (its relay reaped), the rest are recorded as not run. */
+  signal?: AbortSignal;
 }
+
+/** A session group gets its relay started at most this many times (the first start and one reopen). */
+export const MAX_STARTS_PER_GROUP = 2;
+/**
+ * On top of caseTimeoutMs, what one case may take before the harness gives it up: the session's own waits after
+ * the probe call (up to 2 s for the call to end, 0.3 s of settle) plus margin. A case that exceeds it means the
+ * relay stopped answering; its session is given up.
+ */
+export const CASE_SLACK_MS = 3_000;
+/** Start-up, judging and writing: the run's fixed cost on top of its cases (a generous figure for slow machines). */
+export const RUN_OVERHEAD_MS = 15_000;
 
 /** Capabilities the answerer declares for a case: the case's own, else sampling (+tools when the request has tools). */
 export function answererCapabilities(kase: LoadedCase): Record<string, unknown> {
@@ -33,36 +52,83 @@ export function withProfileDelay(answer: Answer, profile: TargetProfile): Answer
   return { ...rest, delayMs: Math.max(1, Math.round(delayOfAnswerTimeout * profile.answerTimeoutMs)) };
 }
 
+/** The session group of a case: cases of one era (both ends) and one set of declared capabilities share a relay. */
+export function sessionGroup(item: { kase: LoadedCase; era: Era }): string {
+  const caps = JSON.stringify(answererCapabilities(item.kase));
+  return `${item.era} ${item.kase.downstreamEra ?? item.era} ${caps}`;
+}
+
 /**
- * Runs every planned case against the target: groups them into relay sessions by era and declared
- * capabilities, reopens a session when the relay dies, and always reaps what it started.
+ * The longest a run of these cases can take against this profile, in ms (the README states it):
+ *   groups × 2 × (startupTimeoutMs + KILL_GRACE_MS) + isolation cases × (startupTimeoutMs + KILL_GRACE_MS)
+ *   + case runs × (startupTimeoutMs + caseTimeoutMs + CASE_SLACK_MS) + RUN_OVERHEAD_MS
+ * Every relay start is bounded by startupTimeoutMs, every stop by the kill grace, every case by caseTimeoutMs plus
+ * slack (plus startupTimeoutMs for the one case of a session that waits for the relay to launch the upstream), and a
+ * group's relay is started at most twice. Relays that fail early end far sooner: a relay that never starts costs one
+ * start; an era whose round trip fails costs its round trip only.
+ */
+export function worstCaseMs(
+  profile: Pick<TargetProfile, "startupTimeoutMs" | "caseTimeoutMs">,
+  work: Array<{ kase: LoadedCase; era: Era }>,
+): number {
+  const isolation = work.filter((w) => w.kase.sessions === 2).length;
+  const groups = new Set(work.filter((w) => w.kase.sessions !== 2).map(sessionGroup)).size;
+  const start = profile.startupTimeoutMs + KILL_GRACE_MS;
+  const perCase = profile.startupTimeoutMs + profile.caseTimeoutMs + CASE_SLACK_MS;
+  return groups * MAX_STARTS_PER_GROUP * start + isolation * start + work.length * perCase + RUN_OVERHEAD_MS;
+}
+
+/** Why a session failed, kept so that later cases needing the same kind of session get it at once. */
+interface Failure {
+  reason: string;
+  frames: CaseRun["frames"];
+  relayLog?: string;
+}
+
+/**
+ * Runs every planned case against the target: groups them into relay sessions by era and declared capabilities,
+ * reopens a session when the relay dies or stops answering (at most once per group), and always reaps what it
+ * started. A relay that fails to start without saying anything readable fails every later session the same way:
+ * the remaining cases get that error at once instead of waiting out the start-up timeout again.
  */
 export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
+  const { profile, signal } = plan;
   const control = new ControlServer();
   await control.start();
   const runs: CaseRun[] = [];
   const groups = new Map<string, Array<{ kase: LoadedCase; era: Era }>>();
-  for (const item of plan.work) {
-    const key = `${item.era} ${item.kase.downstreamEra ?? item.era} ${JSON.stringify(answererCapabilities(item.kase))}`;
-    groups.set(key, [...(groups.get(key) ?? []), item]);
-  }
+  for (const item of plan.work)
+    groups.set(sessionGroup(item), [...(groups.get(sessionGroup(item)) ?? []), item]);
+  /** A start failure that does not depend on the session (the relay exited or wrote nothing readable). */
+  let everySession: Failure | undefined;
   let n = 0;
   try {
     for (const items of groups.values()) {
       let session: RelaySession | undefined;
-      let startError: string | undefined;
-      let startFrames: CaseRun["frames"] = [];
-      let startLog: string | undefined;
+      let starts = 0;
+      let groupFailure: Failure | undefined;
+      /** Why the last session of this group was given up (the reason a reopen is needed). */
+      let lastBreak: string | undefined;
       for (const { kase, era } of items) {
         const canary = canaryFor(kase.id, era, plan.seed, n++);
         const params = withCanary(kase.request, canary);
-        const answer = withProfileDelay(withCanary(kase.answer, canary), plan.profile);
+        const answer = withProfileDelay(withCanary(kase.answer, canary), profile);
         const expect = withCanary(kase.expect, canary);
         const review = kase.review ? withCanary(kase.review, canary) : undefined;
         const startedAt = new Date().toISOString();
         const t0 = performance.now();
         const record = (
-          out: Pick<CaseRun, "observation" | "frames" | "negotiated" | "relayLog" | "harnessError">,
+          out: Omit<
+            CaseRun,
+            | "kase"
+            | "era"
+            | "canary"
+            | "expect"
+            | "capabilities"
+            | "answerTimeoutMs"
+            | "startedAt"
+            | "durationMs"
+          >,
         ) => {
           const run: CaseRun = {
             kase,
@@ -70,7 +136,7 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
             canary,
             expect,
             capabilities: answererCapabilities(kase),
-            answerTimeoutMs: plan.profile.answerTimeoutMs,
+            answerTimeoutMs: profile.answerTimeoutMs,
             startedAt,
             durationMs: Math.round(performance.now() - t0),
             ...out,
@@ -78,64 +144,120 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
           runs.push(run);
           plan.onCase?.(run);
         };
+        const notDriven = (failure: Failure, prefix: string) =>
+          record({
+            observation: {
+              sent: params,
+              asked: [],
+              upstream: { kind: "broken", detail: `${prefix}${failure.reason}` },
+            },
+            frames: failure.frames,
+            negotiated: { upstream: null, downstream: null },
+            harnessError: `${prefix}${failure.reason}`,
+            ...(failure.relayLog ? { relayLog: failure.relayLog } : {}),
+          });
+        if (signal?.aborted) {
+          notDriven(
+            { reason: `${String(signal.reason ?? "interrupted")}`, frames: [] },
+            "the run was interrupted before this case ran: ",
+          );
+          continue;
+        }
+        const skipped = plan.skip?.({ kase, era });
+        if (skipped) {
+          record({
+            observation: {
+              sent: params,
+              asked: [],
+              upstream: { kind: "broken", detail: `not run: ${skipped}` },
+            },
+            frames: [],
+            negotiated: { upstream: null, downstream: null },
+            notRun: skipped,
+          });
+          continue;
+        }
+        if (everySession) {
+          notDriven(
+            everySession,
+            "the relay session could not start (as in an earlier session of this run, not retried): ",
+          );
+          continue;
+        }
         if (kase.sessions === 2) {
           // Session isolation needs a relay of its own with two downstream sessions (see isolation.ts).
-          const out = await runIsolationCase({
-            profile: plan.profile,
-            profileFile: plan.profileFile,
-            era,
-            capabilities: answererCapabilities(kase),
-            control,
-            caseKey: `${kase.row}/${kase.id}@${era}`,
-            params,
-            answer,
-            bystander: bystanderAnswer(kase.answer, canary),
-          });
-          record(out);
+          record(
+            await runIsolationCase({
+              profile,
+              profileFile: plan.profileFile,
+              era,
+              capabilities: answererCapabilities(kase),
+              control,
+              caseKey: `${kase.row}/${kase.id}@${era}`,
+              params,
+              answer,
+              bystander: bystanderAnswer(kase.answer, canary),
+            }),
+          );
+          continue;
+        }
+        if (groupFailure) {
+          notDriven(groupFailure, "");
           continue;
         }
         if (!session || session.broken) {
+          if (session?.broken) lastBreak ??= session.brokenReason;
           await session?.close();
           session = undefined;
+          if (starts >= MAX_STARTS_PER_GROUP) {
+            groupFailure = {
+              reason: `the relay broke again after a reopen (${lastBreak ?? "it died"}), so the rest of this session group (${era}, capabilities ${JSON.stringify(answererCapabilities(kase))}) was not run`,
+              frames: [],
+            };
+            notDriven(groupFailure, "");
+            continue;
+          }
+          starts++;
           try {
             session = await RelaySession.open({
-              profile: plan.profile,
+              profile,
               profileFile: plan.profileFile,
               era,
               capabilities: answererCapabilities(kase),
               ...(kase.downstreamEra ? { downstreamEra: kase.downstreamEra } : {}),
               control,
             });
-            startError = undefined;
+            lastBreak = undefined;
           } catch (error) {
-            startError = error instanceof Error ? error.message : String(error);
-            startFrames = error instanceof SessionStartError ? error.frames : [];
-            startLog = error instanceof SessionStartError ? error.relayLog : undefined;
+            const failure: Failure = {
+              reason: `the relay session could not start: ${error instanceof Error ? error.message : String(error)}`,
+              frames: error instanceof SessionStartError ? error.frames : [],
+              ...(error instanceof SessionStartError && error.relayLog ? { relayLog: error.relayLog } : {}),
+            };
+            // The harness could not drive this case: an error with the real cause, never a verdict on the relay.
+            notDriven(failure, "");
+            groupFailure = {
+              ...failure,
+              reason: `${failure.reason} (as for this session group's first case, not retried)`,
+            };
+            if (error instanceof SessionStartError && error.silent)
+              everySession = { ...failure, frames: [], reason: error.message };
+            continue;
           }
         }
-        if (!session) {
-          // The harness could not drive this case: an error with the real cause, never a verdict on the relay.
-          record({
-            observation: {
-              sent: params,
-              asked: [],
-              upstream: { kind: "broken", detail: `the relay session could not start: ${startError}` },
-            },
-            frames: startFrames,
-            negotiated: { upstream: null, downstream: null },
-            harnessError: `the relay session could not start: ${startError}`,
-            ...(startLog ? { relayLog: startLog } : {}),
-          });
-        } else {
-          const out = await session.runCase({
+        const out = await runBounded(
+          session,
+          profile,
+          {
             caseKey: `${kase.row}/${kase.id}@${era}`,
             params,
             answer,
             ...(review ? { review } : {}),
             ...(kase.mrtr ? { mrtr: withCanary(kase.mrtr, canary) } : {}),
-          });
-          record(out);
-        }
+          },
+          signal,
+        );
+        record(out);
       }
       await session?.close();
     }
@@ -143,4 +265,52 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
     await control.close();
   }
   return runs;
+}
+
+/**
+ * One case with a hard bound: caseTimeoutMs + CASE_SLACK_MS (+ startupTimeoutMs while the relay has not yet launched
+ * the upstream). A case that exceeds it, or during which the relay sent nothing at either end, means the relay
+ * stopped answering: the session is given up (the next case reopens it, once per group).
+ */
+async function runBounded(
+  session: RelaySession,
+  profile: TargetProfile,
+  input: Parameters<RelaySession["runCase"]>[0],
+  signal: AbortSignal | undefined,
+): Promise<CaseRunOutput> {
+  const bound =
+    (session.upstreamReady ? 0 : profile.startupTimeoutMs) + profile.caseTimeoutMs + CASE_SLACK_MS;
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const mark = session.recorder.mark();
+  const giveUp = new Promise<"timeout" | "abort">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), bound);
+    onAbort = () => resolve("abort");
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+  const running = session.runCase(input);
+  const first = await Promise.race([running, giveUp]);
+  clearTimeout(timer);
+  if (onAbort) signal?.removeEventListener("abort", onAbort);
+  if (first !== "timeout" && first !== "abort") {
+    const heard = first.frames.some((f) => f.dir === "from-relay" && f.end !== "control");
+    const ended = first.observation.upstream.kind === "result" || first.observation.upstream.kind === "error";
+    if (!heard && !ended) session.giveUp("the relay sent nothing at either end during a whole case");
+    return first;
+  }
+  const why =
+    first === "abort"
+      ? `the run was interrupted (${String(signal?.reason ?? "signal")}) during this case`
+      : `the relay stopped answering: the case did not end within ${bound} ms`;
+  session.giveUp(why);
+  // The relay is reaped now; the case's own waits then end at once (its channels close).
+  running.catch(() => undefined);
+  await session.close();
+  return {
+    observation: { sent: input.params, asked: [], upstream: { kind: "broken", detail: why } },
+    frames: session.recorder.since(mark),
+    negotiated: { upstream: null, downstream: null },
+    ...(first === "abort" ? { harnessError: why } : {}),
+    ...(session.relayStderr ? { relayLog: session.relayStderr.slice(-2000) } : {}),
+  } as CaseRunOutput;
 }
