@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { type Baseline, BaselineSchema } from "../matrix/baseline.ts";
 import { gate, parseRequire } from "../matrix/gate.ts";
 import { InputError } from "../model/errors.ts";
-import { loadDataFile } from "../model/load.ts";
+import { DEFAULT_REGISTER, loadDataFile, loadRegister } from "../model/load.ts";
 import type { SetExit } from "./commands.ts";
 import { loadResults } from "./render.ts";
 
@@ -16,6 +16,8 @@ interface GateCliOptions {
   require: string[];
   baseline?: string;
   today?: string;
+  allowNa?: boolean;
+  register?: string;
 }
 
 /** `gate`: prints one line per reason and returns 0 (pass) or 1 (fail). */
@@ -28,10 +30,20 @@ export function runGate(
     throw new InputError(`expected a date YYYY-MM-DD, got '${opts.today}'`, undefined, "--today");
   const results = loadResults(opts.results);
   const baseline = opts.baseline ? loadBaseline(opts.baseline) : undefined;
+  // A row the register does not have is a typo, not a requirement that was not run.
+  const known = new Set(loadRegister(opts.register ?? DEFAULT_REGISTER).rows.map((r) => r.id));
+  for (const r of require)
+    if (!known.has(r.row))
+      throw new InputError(
+        `unknown register row '${r.row}' (mcpx-conform list rows shows them)`,
+        undefined,
+        "--require",
+      );
   const verdict = gate(results, {
     require,
     ...(baseline ? { baseline } : {}),
     ...(opts.today ? { today: opts.today } : {}),
+    ...(opts.allowNa ? { allowNa: true } : {}),
   });
   for (const line of verdict.lines) out(line.text);
   return verdict.exitCode;
@@ -56,6 +68,11 @@ export function register(program: Command, setExit: SetExit): void {
       "expected failures: {expectedFailures: [{row, era?, side?, reason, issue, expires}]}",
     )
     .option("--today <date>", "judge expiry as of this date (YYYY-MM-DD, default today UTC)")
+    .option(
+      "--allow-na",
+      "accept a required row whose cells are all n/a (by default it fails: nothing was judged)",
+    )
+    .option("--register <file>", "register file the required rows must be in (default matrix/register.yaml)")
     .action((opts: GateCliOptions) => {
       setExit(runGate(opts));
     });

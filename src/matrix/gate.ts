@@ -47,6 +47,8 @@ export interface GateOptions {
   baseline?: Baseline;
   /** YYYY-MM-DD; default today (UTC). Injectable for tests. */
   today?: string;
+  /** Accept a requirement whose cells are all n/a (nothing judged); without it such a requirement fails. */
+  allowNa?: boolean;
 }
 
 export type GateLineKind = "ok" | "n/a" | "expected" | "not-run" | "fail" | "stale" | "expired" | "note";
@@ -79,7 +81,7 @@ function where(cell: Pick<Cell, "row" | "era" | "side">): string {
 
 /**
  * The gate: every cell of every required row (optionally one era) must pass. n/a cells are reported and do
- * not fail; warn, not-run, partial, gap, fail and error do, unless an unexpired baseline entry expects it.
+ * not fail, but a requirement whose cells are all n/a fails unless `allowNa` (nothing was judged); warn, not-run, partial, gap, fail and error do, unless an unexpired baseline entry expects it.
  * A required row (or row@era) with no cell at all fails as not run. Baseline hygiene applies to every entry:
  * one whose cells now all pass is stale, one past its expiry date is expired; both fail the gate.
  */
@@ -95,6 +97,13 @@ export function gate(results: Results, options: GateOptions): GateResult {
     );
     if (cells.length === 0) {
       lines.push({ kind: "not-run", text: `FAIL ${label}: not run (no cell in results)` });
+      continue;
+    }
+    if (!options.allowNa && cells.every((c) => c.status === "n/a")) {
+      lines.push({
+        kind: "fail",
+        text: `FAIL ${label}: every cell is n/a, so nothing was judged (--allow-na accepts that)`,
+      });
       continue;
     }
     for (const cell of cells) {

@@ -120,7 +120,14 @@ describe("gate: the four outcomes", () => {
 
 describe("gate: other statuses", () => {
   it("reports n/a cells without failing, and fails warn, gap, partial, error and not-run cells", () => {
-    const na = gate(pass, { require: parseRequire("sampling-client-must-respect-maxtokens"), today: TODAY });
+    const require = parseRequire("sampling-client-must-respect-maxtokens");
+    // A requirement with nothing judged (every cell n/a) fails unless n/a is explicitly accepted.
+    const refused = gate(pass, { require, today: TODAY });
+    expect(refused.exitCode).toBe(1);
+    expect(refused.failures[0]!.text).toBe(
+      "FAIL sampling-client-must-respect-maxtokens: every cell is n/a, so nothing was judged (--allow-na accepts that)",
+    );
+    const na = gate(pass, { require, today: TODAY, allowNa: true });
     expect(na.exitCode).toBe(0);
     expect(na.lines[0]!.text).toMatch(
       /^n\/a sampling-client-must-respect-maxtokens@2026-07-28 \(client\): a relay runs no model/,
@@ -268,6 +275,14 @@ describe("gate CLI", () => {
     ]);
     expect(bad.code).toBe(1);
     expect(bad.stdout).toContain("FAIL sampling-app-review-ui@2025-06-18 (client): gap: recorded gap");
+  });
+
+  it("an unknown row in --require is a usage error (exit 2, one line naming the flag)", async () => {
+    const r = await capture(["gate", "--results", PASS_RESULTS, "--require", "sampling-nope"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(
+      "mcpx-conform: --require: unknown register row 'sampling-nope' (mcpx-conform list rows shows them)",
+    );
   });
 
   it("a baseline file is honoured, a bad one exits 2 with one line naming the file and field", async () => {
