@@ -32,7 +32,8 @@ export function loadDataFile<T>(file: string, schema: ZodType<T>): T {
   if (!parsed.success) {
     const { field, message } = zodIssueLine(parsed.error);
     throw new InputError(
-      `expected ${message}`.replace(/^expected (Invalid input: )?expected/i, "expected"),
+      // zod 4 says "Too small: expected …", "Invalid option: expected …": keep one "expected".
+      `expected ${message}`.replace(/^expected (?:[A-Z][a-z]*(?: [a-z]+)*: )?expected/, "expected"),
       file,
       field,
     );
