@@ -3,12 +3,13 @@ import type { CheckId } from "../model/checks.ts";
 import type { Check, Frame, Observation, UpstreamOutcome } from "../model/evidence.ts";
 import type { Severity } from "../model/register.ts";
 import type { CaseStatus } from "../model/results.ts";
-import type { Era } from "../protocol/eras.ts";
+import { type Era, isModernEra } from "../protocol/eras.ts";
 import { validateRequest, validateResult } from "../validator/index.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
 import { type DeliveredChannel, type RowRef, rowForRule } from "./attribution.ts";
 import { firstDifference, hasPointer, valueAt } from "./json-diff.ts";
 import { hasMeaning, stackedPrefixes } from "./meanings.ts";
+import { type MrtrWireCheck, mrtrRetryChecks } from "./mrtr-wire.ts";
 
 /**
  * The one place a case's verdict is decided: from what each end of the relay actually saw, never from
@@ -40,6 +41,8 @@ export interface JudgeInput {
   frames?: Frame[];
   /** Which row a validator finding counts toward (default: the rule's own row, see attribution.ts). */
   attribute?: (rule: string, channel: DeliveredChannel) => RowRef;
+  /** Checks the case names as its rule's evidence: each must have been evaluated (and hold). */
+  reliesOn?: readonly CheckId[];
 }
 
 /**
@@ -547,6 +550,40 @@ function validityChecks(input: JudgeInput): JudgeCheck[] {
 
 const ROUNDTRIP = "sampling-relay-roundtrip";
 
+/** The row each 2026-07-28 retry check counts toward (the relay as the upstream's client). */
+const MRTR_ROWS: Record<MrtrWireCheck["id"], string> = {
+  "mrtr-retry-new-id": "sampling-mrtr-retry-new-id",
+  "mrtr-request-state-echoed": "sampling-mrtr-request-state-echoed",
+  "mrtr-retry-arguments-unchanged": "sampling-mrtr-retry-new-id",
+};
+
+/** 2026-07-28: the retry's wire rules, judged from the upstream's frames; each counts toward its own row. */
+function mrtrChecks(input: JudgeInput): JudgeCheck[] {
+  if (!isModernEra(input.era) || !input.frames) return [];
+  return mrtrRetryChecks(input.frames).map((c) => {
+    const counts: RowRef = { row: MRTR_ROWS[c.id], side: "client" };
+    // Not the round trip's business either: it is judged on delivery and validity only.
+    const own = !input.cell || input.cell.row === counts.row;
+    return { ...c, ...(own || c.ok ? {} : { level: "info" as const, countsFor: counts }) };
+  });
+}
+
+/** A case that names the checks its rule rests on is not judged on a run where they never ran. */
+function reliedChecks(input: JudgeInput, computed: JudgeCheck[]): JudgeCheck[] {
+  const missing = (input.reliesOn ?? []).filter((id) => !computed.some((c) => c.id === id));
+  if (!input.reliesOn?.length) return [];
+  return [
+    {
+      id: "relied-check-ran",
+      ok: missing.length === 0,
+      detail:
+        missing.length === 0
+          ? `the checks this case rests on ran: ${input.reliesOn.join(", ")}`
+          : `the checks this case rests on never ran on this exchange: ${missing.join(", ")}`,
+    },
+  ];
+}
+
 const mustFailures = (checks: Check[]) => checks.filter((c) => !c.ok && levelOf(c) === "must").length;
 const advisoryFailures = (checks: Check[]) => checks.filter((c) => !c.ok && levelOf(c) === "advisory").length;
 
@@ -561,10 +598,12 @@ export function judgeCase(input: JudgeInput): CaseVerdict {
     ...askedOnceCheck(o),
     ...bystanderCheck(o),
     ...validityChecks(input),
+    ...mrtrChecks(input),
   ];
   let best: { checks: Check[]; must: number; advisory: number } | undefined;
   for (const e of applicable) {
-    const checks = [...expectationChecks(e, o), ...expiryTimingCheck(e, input), ...common];
+    const own = [...expectationChecks(e, o), ...expiryTimingCheck(e, input), ...common];
+    const checks = [...own, ...reliedChecks(input, own)];
     const must = mustFailures(checks);
     const advisory = advisoryFailures(checks);
     if (!best || must < best.must || (must === best.must && advisory < best.advisory))

@@ -1,4 +1,5 @@
 import type { CaseRun } from "../model/case-run.ts";
+import type { CheckId } from "../model/checks.ts";
 import type { Check, Evidence } from "../model/evidence.ts";
 import { type CellSide, type Register, type RegisterRow, rowSeverity } from "../model/register.ts";
 import { type Era, isModernEra } from "../protocol/eras.ts";
@@ -74,6 +75,7 @@ function judgeOne(rows: Map<string, RegisterRow>, run: CaseRun): JudgedRun {
     capabilities: run.capabilities as SamplingCapabilities,
     answerTimeoutMs: run.answerTimeoutMs,
     frames: run.frames,
+    ...(run.kase.checks ? { reliesOn: run.kase.checks as CheckId[] } : {}),
     attribute: (rule, channel) =>
       // Between eras, a message the other end cannot take is the bridge's failure to adapt, whatever the rule.
       bridging && hasCell(ADAPTS_ROW)

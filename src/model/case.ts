@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isCheckId } from "./checks.ts";
 import { CellSideSchema, EraSchema, SeveritySchema } from "./register.ts";
 
 /**
@@ -176,6 +177,14 @@ export const CaseSchema = z
       .strict()
       .optional(),
     expect: z.array(ExpectationSchema).min(1),
+    /**
+     * The wire checks this case's rule rests on (ids of src/model/checks.ts), when the expectation alone does not
+     * say it (e.g. 2026-07-28 retry rules): each must be evaluated on the exchange, or the case cannot pass.
+     */
+    checks: z
+      .array(z.string().refine(isCheckId, { message: "a check id of src/model/checks.ts" }))
+      .min(1)
+      .optional(),
     /**
      * 2: session isolation. One relay, two downstream client sessions: A (whose tool call causes the request)
      * answers with `answer`, B answers at once with the same answer under a decoy canary. Not run against relays

@@ -96,6 +96,22 @@ export const CHECK_CATALOGUE = {
     proves: "every result the upstream received is legal for its era and request",
     rule: "the row of the validator rule broken (src/judge/attribution.ts)",
   },
+  "mrtr-retry-new-id": {
+    proves: "2026-07-28: the retry reached the upstream with a new JSON-RPC id",
+    rule: "sampling-mrtr-retry-new-id",
+  },
+  "mrtr-request-state-echoed": {
+    proves: "2026-07-28: the retry echoed requestState exactly (and invented none when none was given)",
+    rule: "sampling-mrtr-request-state-echoed",
+  },
+  "mrtr-retry-arguments-unchanged": {
+    proves: "2026-07-28: the retry kept the original call's arguments",
+    rule: "sampling-mrtr-carried-in-input-requests",
+  },
+  "relied-check-ran": {
+    proves: "every check the case names as its rule's evidence was evaluated on this exchange",
+    rule: "the case's own row",
+  },
   prerequisite: {
     proves: "the era's round trip passed, so this case's verdict counts",
     rule: "sampling-relay-roundtrip",

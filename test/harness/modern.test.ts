@@ -128,71 +128,22 @@ describe("ModernUpstream and ModernAnswerer (2026-07-28)", () => {
     expect(await outcome).toEqual({ kind: "result", result: RESULT });
   });
 
-  it("breaks the exchange when the retry alters, drops or invents requestState, or reuses the id", async () => {
+  it("records the retry's answer even when the retry breaks a rule (the judge checks the rules from the wire)", async () => {
     const { upstream, relay } = rawRelay();
-    const retry = (extra: Record<string, unknown>) =>
-      relay.request(
-        "tools/call",
-        { name: PROBE_TOOL, arguments: {}, inputResponses: { [DEFAULT_INPUT_KEY]: RESULT }, ...extra },
-        1000,
-      );
-
-    let outcome = armed(upstream, 2000, { requestState: "exact+/=" });
+    const outcome = armed(upstream, 2000, { requestState: "exact+/=" });
     await relay.request("tools/call", { name: PROBE_TOOL, arguments: {} }, 1000);
-    await retry({ requestState: "exact /=" });
-    expect(await outcome).toMatchObject({
-      kind: "broken",
-      detail: expect.stringMatching(/requestState .* is not the one sent/),
-    });
-
-    outcome = armed(upstream, 2000);
-    await relay.request("tools/call", { name: PROBE_TOOL, arguments: {} }, 1000);
-    await retry({});
-    expect(await outcome).toMatchObject({ kind: "broken", detail: "the retry does not echo requestState" });
-
-    outcome = armed(upstream, 2000, { requestState: null });
-    const first = await relay.request("tools/call", { name: PROBE_TOOL, arguments: {} }, 1000);
-    expect(first.result).not.toHaveProperty("requestState");
-    await retry({ requestState: "invented" });
-    expect(await outcome).toMatchObject({
-      kind: "broken",
-      detail: expect.stringMatching(/though none was sent/),
-    });
-
-    // The same id twice: send raw frames, as a relay that reuses its id would.
-    const frames: string[] = [];
-    const [a, b] = linePair();
-    const idReuser = new ModernUpstream(a);
-    b.onLine((line) => frames.push(line));
-    outcome = armed(idReuser, 2000, { requestState: "s" });
-    b.send(
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id: 7,
-        method: "tools/call",
-        params: { name: PROBE_TOOL, arguments: {} },
-      }),
+    await relay.request(
+      "tools/call",
+      {
+        name: PROBE_TOOL,
+        arguments: {},
+        inputResponses: { [DEFAULT_INPUT_KEY]: RESULT },
+        requestState: "exact /=",
+      },
+      1000,
     );
-    await new Promise((r) => setTimeout(r, 20));
-    b.send(
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id: 7,
-        method: "tools/call",
-        params: {
-          name: PROBE_TOOL,
-          arguments: {},
-          requestState: "s",
-          inputResponses: { [DEFAULT_INPUT_KEY]: RESULT },
-        },
-      }),
-    );
-    expect(await outcome).toMatchObject({
-      kind: "broken",
-      detail: expect.stringMatching(/reused the original request's JSON-RPC id 7/),
-    });
-    await new Promise((r) => setTimeout(r, 20));
-    expect(frames).toHaveLength(2);
+    // The altered requestState is sampling-mrtr-request-state-echoed's to fail (src/judge/mrtr-wire.ts), not the round trip's.
+    expect(await outcome).toEqual({ kind: "result", result: RESULT });
   });
 
   it("refuses server-to-client requests at the answerer (2026-07-28 has none) and never counts them as asked", async () => {

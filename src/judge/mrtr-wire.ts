@@ -1,0 +1,87 @@
+import type { Frame } from "../model/evidence.ts";
+import { isObject, METHOD } from "../protocol/wire.ts";
+import { firstDifference } from "./json-diff.ts";
+
+/**
+ * 2026-07-28's retry rules, judged from the upstream's wire log (the relay's requests to the upstream and the
+ * upstream's input_required answer), so that a case can name the check its rule rests on instead of relying on the
+ * harness upstream breaking the exchange: the retry has a new JSON-RPC id, echoes requestState exactly (or sends
+ * none when none was given), and keeps the call's arguments.
+ */
+export interface MrtrWireCheck {
+  id: "mrtr-retry-new-id" | "mrtr-request-state-echoed" | "mrtr-retry-arguments-unchanged";
+  ok: boolean;
+  detail: string;
+}
+
+const clip = (s: string, n = 80) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+/** The relay's tools/call requests to the upstream, in order. */
+function callsToUpstream(frames: Frame[]): Array<{ id: unknown; params: Record<string, unknown> }> {
+  return frames
+    .filter((f) => f.end === "upstream" && f.dir === "from-relay" && isObject(f.message))
+    .map((f) => f.message as Record<string, unknown>)
+    .filter((m) => m.method === METHOD.toolsCall && isObject(m.params))
+    .map((m) => ({ id: m.id, params: m.params as Record<string, unknown> }));
+}
+
+/** The upstream's answer to the request with this id. */
+function replyTo(frames: Frame[], id: unknown): Record<string, unknown> | undefined {
+  const reply = frames.find(
+    (f) =>
+      f.end === "upstream" &&
+      f.dir === "to-relay" &&
+      isObject(f.message) &&
+      f.message.id === id &&
+      !("method" in f.message),
+  );
+  return reply && isObject(reply.message) && isObject(reply.message.result)
+    ? reply.message.result
+    : undefined;
+}
+
+export function mrtrRetryChecks(frames: Frame[]): MrtrWireCheck[] {
+  const calls = callsToUpstream(frames);
+  const first = calls[0];
+  const retry = calls[1];
+  if (!first || !retry) return [];
+  const asked = replyTo(frames, first.id);
+  if (asked?.resultType !== "input_required") return [];
+  const hadState = Object.hasOwn(asked, "requestState");
+  const echoed = Object.hasOwn(retry.params, "requestState");
+  const stateOk = hadState
+    ? echoed && firstDifference(asked.requestState, retry.params.requestState) === null
+    : !echoed;
+  const argsDiff = firstDifference(first.params.arguments, retry.params.arguments);
+  return [
+    {
+      id: "mrtr-retry-new-id",
+      ok: retry.id !== first.id,
+      detail:
+        retry.id !== first.id
+          ? "the retry used a new JSON-RPC id"
+          : `the retry reused the original request's JSON-RPC id ${JSON.stringify(first.id)}`,
+    },
+    {
+      id: "mrtr-request-state-echoed",
+      ok: stateOk,
+      detail: stateOk
+        ? hadState
+          ? "the retry echoed requestState exactly"
+          : "no requestState was given and the retry invented none"
+        : !hadState
+          ? `the retry carries requestState ${clip(JSON.stringify(retry.params.requestState))} though none was given`
+          : !echoed
+            ? "the retry does not echo requestState"
+            : `the retry's requestState ${clip(JSON.stringify(retry.params.requestState))} is not the one given (${clip(JSON.stringify(asked.requestState))})`,
+    },
+    {
+      id: "mrtr-retry-arguments-unchanged",
+      ok: argsDiff === null,
+      detail:
+        argsDiff === null
+          ? "the retry kept the call's arguments"
+          : `the retry changed the call's arguments at ${argsDiff}`,
+    },
+  ];
+}

@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { mrtrRetryChecks } from "../../src/judge/mrtr-wire.ts";
+import type { Frame } from "../../src/model/evidence.ts";
+
+/** The relay's call, the upstream's input_required answer, and the relay's retry, as the upstream end saw them. */
+function wire(opts: { retryId?: number; state?: string | null; echoed?: unknown; args?: unknown }): Frame[] {
+  const state = opts.state === undefined ? "s+/=" : opts.state;
+  const retry: Record<string, unknown> = {
+    name: "probe",
+    arguments: opts.args ?? { a: 1 },
+    inputResponses: { k: {} },
+  };
+  if (opts.echoed !== undefined) retry.requestState = opts.echoed;
+  return [
+    {
+      t: 1,
+      end: "upstream",
+      dir: "from-relay",
+      message: {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "probe", arguments: { a: 1 } },
+      },
+    },
+    {
+      t: 2,
+      end: "upstream",
+      dir: "to-relay",
+      message: {
+        jsonrpc: "2.0",
+        id: 1,
+        result: {
+          resultType: "input_required",
+          inputRequests: {},
+          ...(state === null ? {} : { requestState: state }),
+        },
+      },
+    },
+    {
+      t: 3,
+      end: "upstream",
+      dir: "from-relay",
+      message: { jsonrpc: "2.0", id: opts.retryId ?? 2, method: "tools/call", params: retry },
+    },
+  ];
+}
+
+const failed = (frames: Frame[]) =>
+  mrtrRetryChecks(frames)
+    .filter((c) => !c.ok)
+    .map((c) => c.id);
+
+describe("2026-07-28 retry rules from the wire", () => {
+  it("passes a retry with a new id, the exact state and the same arguments", () => {
+    expect(mrtrRetryChecks(wire({ echoed: "s+/=" })).map((c) => c.ok)).toEqual([true, true, true]);
+    expect(failed(wire({ state: null }))).toEqual([]);
+  });
+
+  it("fails a reused id, an altered, dropped or invented state, and changed arguments, each by its own check", () => {
+    expect(failed(wire({ echoed: "s+/=", retryId: 1 }))).toEqual(["mrtr-retry-new-id"]);
+    expect(failed(wire({ echoed: "s /=" }))).toEqual(["mrtr-request-state-echoed"]);
+    expect(failed(wire({}))).toEqual(["mrtr-request-state-echoed"]);
+    expect(failed(wire({ state: null, echoed: "invented" }))).toEqual(["mrtr-request-state-echoed"]);
+    expect(failed(wire({ echoed: "s+/=", args: { a: 2 } }))).toEqual(["mrtr-retry-arguments-unchanged"]);
+    expect(mrtrRetryChecks(wire({ echoed: "x" })).find((c) => !c.ok)?.detail).toMatch(/is not the one given/);
+  });
+
+  it("says nothing when there was no retry", () => {
+    expect(mrtrRetryChecks(wire({ echoed: "s+/=" }).slice(0, 2))).toEqual([]);
+  });
+});
