@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { register as registerEvidence } from "./evidence.ts";
 import { register as registerGate } from "./gate.ts";
 import { register as registerList } from "./list.ts";
+import { register as registerMerge } from "./merge.ts";
 import { register as registerRelay } from "./relay.ts";
 import { register as registerRender } from "./render.ts";
 import { register as registerReplay } from "./replay.ts";
@@ -24,4 +25,5 @@ export function registerCommands(program: Command, setExit: SetExit): void {
   registerGate(program, setExit);
   registerEvidence(program, setExit);
   registerRender(program, setExit);
+  registerMerge(program, setExit);
 }

@@ -1,14 +1,17 @@
 import { relative } from "node:path";
 import type { Command } from "commander";
+import { keepTemporaryDirs } from "../harness/processes.ts";
 import { REPORTERS } from "../matrix/reports.ts";
 import { type RunOptions, resolveRunConfig } from "../run/config.ts";
 import { type RunOutcome, runPipeline } from "../run/pipeline.ts";
+import { colorSupported, createProgress } from "../run/progress.ts";
 import type { SetExit } from "./commands.ts";
+import { interruptible, keptDirsLine, SIGNAL_EXIT } from "./signals.ts";
 
 export { DEFAULT_TARGET, type RunOptions, toolInfo } from "../run/config.ts";
 
-/** The summary line every run prints, even with --quiet. */
-function summaryLine(outcome: RunOutcome): string {
+/** The summary line every run (and merge) prints, even with --quiet. */
+export function summaryLine(outcome: Pick<RunOutcome, "results" | "outDir">): string {
   const s = outcome.results.summary;
   const counts = ["pass", "fail", "warn", "partial", "error", "not-run", "n/a"].map(
     (k) => `${s[k] ?? 0} ${k}`,
@@ -18,14 +21,33 @@ function summaryLine(outcome: RunOutcome): string {
 }
 
 /** `run`: checks the options, runs the pipeline (src/run/), prints what it did; returns the exit code and results. */
-export async function run(opts: RunOptions): Promise<RunOutcome> {
-  const print = (line: string) => process.stderr.write(`${line}\n`);
-  const log = opts.quiet ? undefined : print;
-  const outcome = await runPipeline(resolveRunConfig(opts), log ? { log } : {});
+export async function run(opts: RunOptions & { keep?: boolean }): Promise<RunOutcome> {
+  const tty = process.stderr.isTTY === true;
+  const mode = opts.quiet ? "quiet" : tty ? "tty" : "lines";
+  const progress = createProgress({
+    mode,
+    color: colorSupported(process.env, tty),
+    write: (text) => process.stderr.write(text),
+    ...(process.stderr.columns ? { columns: process.stderr.columns } : {}),
+  });
+  const log = opts.quiet ? undefined : (line: string) => progress.onEvent({ kind: "log", line });
+  const config = resolveRunConfig(opts);
+  keepTemporaryDirs(opts.keep === true);
+  // SIGINT/SIGTERM: the results so far are written and every relay reaped, then exit 130/143.
+  const { value: outcome, interrupted } = await interruptible(
+    (signal) =>
+      runPipeline(config, { ...(log ? { log, onEvent: progress.onEvent } : {}), signal }).finally(
+        progress.end,
+      ),
+    (line) => process.stderr.write(`${line}\n`),
+  );
+  if (interrupted) outcome.code = SIGNAL_EXIT[interrupted];
   for (const line of outcome.baselineLines) log?.(line);
-  print(summaryLine(outcome));
+  process.stderr.write(`${summaryLine(outcome)}\n`);
   const files = outcome.written.map((w) => relative(outcome.outDir, w) || w);
   log?.(`mcpx-conform: wrote results.json${files.map((f) => `, ${f}`).join("")}`);
+  const kept = keptDirsLine();
+  if (kept) process.stderr.write(`${kept}\n`);
   return outcome;
 }
 
@@ -43,7 +65,10 @@ export function register(program: Command, setExit: SetExit): void {
     .option("--reporter <names>", `reports to write besides results.json: ${REPORTERS.join(",")}`)
     .option("--baseline <file>", "expected failures (YAML): baselined cells do not fail the run")
     .option("--fuzz <runs>", "also fuzz differentially: this many generated exchanges per era")
+    .option("--shard <i/n>", "run only slice i of n (balanced by expected duration); combine with merge")
+    .option("--bail", "stop at the first failing cell (the cases not run are recorded as skipped)")
     .option("--quiet", "print only the summary line")
+    .option("--keep", "keep the relays' temporary folders (listed at the end)")
     .action(async (opts: RunOptions) => {
       setExit((await run(opts)).code);
     });

@@ -22,6 +22,11 @@ export const CaseResultSchema = z.object({
   /** sha256 (hex) of the evidence file's bytes. */
   evidenceSha256: z.string().optional(),
   durationMs: z.number().optional(),
+  /**
+   * The #256 validation row's cases: where their violations sit (message positions, content types), so that cells
+   * can be rebuilt from results alone (`merge`).
+   */
+  covers: z.object({ indexes: z.array(z.string()), contentTypes: z.array(z.string()) }).optional(),
 });
 export type CaseResult = z.infer<typeof CaseResultSchema>;
 
@@ -45,6 +50,8 @@ export const ResultsSchema = z.object({
   startedAt: z.string(),
   finishedAt: z.string().optional(),
   eras: z.array(EraSchema).optional(),
+  /** Set by `run --shard i/n`: these results hold only that slice of the work (`merge` combines the slices). */
+  shard: z.object({ index: z.number().int().min(1), count: z.number().int().min(1) }).optional(),
   cells: z.array(CellSchema),
   summary: SummarySchema,
   /** Differential fuzzing per era, when `run --fuzz` was given. */

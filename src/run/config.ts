@@ -15,7 +15,8 @@ import {
 } from "../model/load.ts";
 import type { Register } from "../model/register.ts";
 import type { TargetProfile } from "../model/target.ts";
-import { ERAS, type Era, isEra } from "../validator/eras.ts";
+import { ERAS, type Era, isEra } from "../protocol/eras.ts";
+import { parseShard, type Shard } from "./shard.ts";
 
 /** The default target: the reference relay with its review surface, so every row of darwin-nix#256 is exercised. */
 export const DEFAULT_TARGET = join(PROJECT_ROOT, "targets/reference-review.yaml");
@@ -38,6 +39,10 @@ export interface RunOptions {
   fuzz?: string;
   reporter?: string;
   baseline?: string;
+  /** i/n: run only slice i of n of the work (merge the slices with `mcpx-conform merge`). */
+  shard?: string;
+  /** Stop at the first failing cell. */
+  bail?: boolean;
 }
 
 /** Everything a run needs, loaded and checked: bad input has already become an InputError (exit 2). */
@@ -56,6 +61,10 @@ export interface RunConfig {
   baseline: Baseline | undefined;
   /** --out, when given. */
   out: string | undefined;
+  /** --shard i/n (undefined: the whole run). */
+  shard: Shard | undefined;
+  /** --bail: stop scheduling cases at the first failing cell. */
+  bail: boolean;
 }
 
 export function list(value: string | undefined): string[] | undefined {
@@ -92,6 +101,19 @@ function selectEras(requested: string[] | undefined, profile: TargetProfile, tar
   return eras;
 }
 
+/** --shard i/n, which needs --seed: shards are slices of one run only when they share its seed. */
+function shardOption(opts: RunOptions): Shard | undefined {
+  if (opts.shard === undefined) return undefined;
+  const shard = parseShard(opts.shard);
+  if (opts.seed === undefined)
+    throw new InputError(
+      "--shard needs a seed every shard shares (e.g. --seed $GITHUB_RUN_NUMBER), or merge cannot combine them",
+      undefined,
+      "--seed",
+    );
+  return shard;
+}
+
 export function resolveRunConfig(opts: RunOptions): RunConfig {
   const register = loadRegister(opts.register ? resolve(opts.register) : DEFAULT_REGISTER);
   const cases = loadCases(register, opts.cases ? resolve(opts.cases) : DEFAULT_CASES);
@@ -113,5 +135,7 @@ export function resolveRunConfig(opts: RunOptions): RunConfig {
     reporters: parseReporters(opts.reporter ?? DEFAULT_REPORTERS.join(",")),
     baseline: opts.baseline ? loadDataFile(resolve(opts.baseline), BaselineSchema) : undefined,
     out: opts.out,
+    shard: shardOption(opts),
+    bail: opts.bail === true,
   };
 }

@@ -2,22 +2,30 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { fuzzTarget } from "../fuzz/differential.ts";
 import { type FuzzSummary, foldFuzz } from "../fuzz/results.ts";
-import { runCases } from "../harness/controller.ts";
+import { type CaseRun, runCases, worstCaseMs } from "../harness/controller.ts";
+import { preflightProfile } from "../harness/preflight.ts";
 import { buildCells, type JudgedCase, summarize } from "../judge/cells.ts";
-import { judgeRuns } from "../judge/judge-runs.ts";
+import { judgeRuns, ROUNDTRIP_ROW, roundTripFailed } from "../judge/judge-runs.ts";
 import { applyBaseline } from "../matrix/baseline.ts";
 import { writeReports } from "../matrix/reports.ts";
 import { EXIT } from "../model/errors.ts";
 import type { Evidence } from "../model/evidence.ts";
 import { PROJECT_ROOT } from "../model/load.ts";
-import type { Results } from "../model/results.ts";
+import type { Cell, Results } from "../model/results.ts";
 import { type RunConfig, toolInfo } from "./config.ts";
-import { harnessCannotDrive, planRun } from "./plan.ts";
+import { liveRun } from "./live.ts";
+import { harnessCannotDrive, planRun, type RunPlan } from "./plan.ts";
+import type { RunEvent } from "./progress.ts";
 import { type EvidenceMeta, recordJudged } from "./record.ts";
+import { plannedCells, runKey, type Shard, type ShardPlan, shardFuzzEras, shardPlan } from "./shard.ts";
 
 /** What the pipeline tells its caller as it goes (the CLI prints it; tests may ignore it). */
 export interface RunHooks {
   log?: (line: string) => void;
+  /** Aborting ends the run early: the cases not run are errors, and the results so far are written. */
+  signal?: AbortSignal;
+  /** Live progress: the run's start, then each case as soon as it is judged. */
+  onEvent?: (event: RunEvent) => void;
 }
 
 export interface RunOutcome {
@@ -41,7 +49,12 @@ function evidenceMeta(config: RunConfig): EvidenceMeta {
 async function fuzzStage(config: RunConfig, outDir: string, meta: EvidenceMeta, log: (l: string) => void) {
   if (config.fuzzRuns === undefined) return { summaries: undefined, judged: [] as JudgedCase[] };
   const { profile, targetFile, seed, fuzzRuns: runs } = config;
-  const eras = config.eras.filter((e) => !harnessCannotDrive(profile, e));
+  // Each era's fuzzing runs in one shard only, so merged shards hold every era's summary once.
+  const eras = shardFuzzEras(
+    config.eras.filter((e) => !harnessCannotDrive(profile, e)),
+    config.shard,
+  );
+  if (eras.length === 0) return { summaries: undefined, judged: [] as JudgedCase[] };
   log(`mcpx-conform: differential fuzzing, ${runs} exchanges per era (${eras.join(", ")}), seed ${seed}`);
   const reports = await fuzzTarget({ profile, profileFile: targetFile, eras, runs, seed });
   const folded = foldFuzz(reports, config.register, outDir, meta);
@@ -50,36 +63,109 @@ async function fuzzStage(config: RunConfig, outDir: string, meta: EvidenceMeta, 
   return { summaries: folded.summaries as FuzzSummary[] | undefined, judged };
 }
 
+/** The plan of this run: the whole plan, or this shard's slice of it. */
+function planStage(config: RunConfig): { full: RunPlan; plan: ShardPlan } {
+  const full = planRun(config);
+  const plan = config.shard
+    ? shardPlan(full, config.shard, config.profile)
+    : { ...full, prerequisiteOnly: new Set<string>() };
+  return { full, plan };
+}
+
+/**
+ * Drives the relay through the plan's work, judging each case as it ends (progress events, --bail), then judges the
+ * whole run: the judged runs this run reports, and the cases --bail kept from running.
+ */
+async function executeStage(config: RunConfig, plan: ShardPlan, outDir: string, hooks: RunHooks) {
+  const { register, profile, seed } = config;
+  const live = liveRun({
+    register,
+    work: plan.work,
+    outDir,
+    meta: evidenceMeta(config),
+    selectedRows: config.selectedRows,
+    baseline: config.baseline,
+    bail: config.bail,
+    onEvent: hooks.onEvent,
+  });
+  // Once an era's round trip has failed, its other cases are recorded as failed for that reason, not run one by one.
+  const roundtrips: CaseRun[] = [];
+  const runs = await runCases({
+    profile,
+    profileFile: config.targetFile,
+    work: plan.work,
+    seed,
+    onCase: (run) => {
+      if (run.kase.row === ROUNDTRIP_ROW) roundtrips.push(run);
+      live.onCase(run);
+    },
+    skip: (item) =>
+      live.skip(item) ??
+      (item.kase.row === ROUNDTRIP_ROW ? undefined : roundTripFailed(register, roundtrips, item.era)),
+    ...(hooks.signal ? { signal: hooks.signal } : {}),
+  });
+  const finished = live.finish(runs);
+  if (finished.bailedAt)
+    hooks.log?.(
+      `mcpx-conform: --bail: stopped after ${finished.bailedAt} failed; the cases not run are skipped`,
+    );
+  // A shard runs the round trip of every era it has work in, but reports it only where it was assigned.
+  const judged = judgeRuns(register, finished.runs).filter(
+    (j) => !plan.prerequisiteOnly.has(runKey(j.run.kase.row, j.run.kase.id, j.run.era)),
+  );
+  return {
+    judged,
+    skipped: finished.skipped.filter((s) => !plan.prerequisiteOnly.has(runKey(s.row, s.result.id, s.era))),
+  };
+}
+
+/** Validation cases keep what they cover in results.json, so cells can be rebuilt from results alone (merge). */
+function withCoverage(judgedCases: JudgedCase[]): JudgedCase[] {
+  return judgedCases.map((j) => (j.covers ? { ...j, result: { ...j.result, covers: j.covers } } : j));
+}
+
+/** A shard's cells whose cases all ran in other shards say so (merge rebuilds them from every shard). */
+function noteOtherShards(cells: Cell[], planned: Set<string>, shard: Shard): Cell[] {
+  return cells.map((c) =>
+    c.cases.length === 0 && c.status === "not-run" && planned.has(`${c.row} ${c.era} ${c.side}`)
+      ? {
+          ...c,
+          note: `run by another shard than ${shard.index}/${shard.count} (merge the shards for this cell)`,
+        }
+      : c,
+  );
+}
+
 /**
  * The one run pipeline: plan → execute (drive the relay from both ends) → judge → write results.json, evidence
  * and reports → apply the baseline. `run`, `replay` and the kill-matrix test all go through it.
  */
 export async function runPipeline(config: RunConfig, hooks: RunHooks = {}): Promise<RunOutcome> {
   const log = hooks.log ?? (() => undefined);
-  const { register, profile, eras, seed, selectedRows } = config;
-  const plan = planRun(config);
+  const { register, profile, eras, seed, selectedRows, shard } = config;
+  // A command that cannot start is the profile's error (exit 2), found before any case waits for it.
+  preflightProfile(profile, config.targetFile);
+  const { full, plan } = planStage(config);
   const startedAt = new Date().toISOString();
   const outDir = resolve(config.out ?? join("reports", profile.name, startedAt.replace(/[:.]/g, "-")));
+  const bound = Math.ceil(worstCaseMs(profile, plan.work) / 1000);
+  const slice = shard ? `, shard ${shard.index}/${shard.count}` : "";
   log(
-    `mcpx-conform: ${plan.work.length} case runs against ${profile.name} (${eras.join(", ")}), seed ${seed}`,
+    `mcpx-conform: ${plan.work.length} case runs against ${profile.name} (${eras.join(", ")})${slice}, seed ${seed}, at most ${bound} s`,
   );
-  const runs = await runCases({ profile, profileFile: config.targetFile, work: plan.work, seed });
-  const judged = judgeRuns(register, runs);
-  for (const j of judged) {
-    const mark = { pass: "✓", fail: "✗", warn: "!", error: "E", skip: "-" }[j.verdict.status];
-    const tail = j.verdict.status === "pass" ? "" : `: ${j.verdict.reason}`;
-    log(`${mark} ${j.run.kase.row}/${j.run.kase.id} @${j.run.era}${tail}`);
-  }
+  hooks.onEvent?.({ kind: "start", total: plan.work.length, target: profile.name, eras });
+  const executed = await executeStage(config, plan, outDir, hooks);
   const meta = evidenceMeta(config);
-  const recorded = recordJudged(judged, outDir, meta, selectedRows);
+  const recorded = recordJudged(executed.judged, outDir, meta, selectedRows);
   const fuzz = await fuzzStage(config, outDir, meta, log);
-  const cells = buildCells(
+  const built = buildCells(
     register,
-    [...recorded.judgedCases, ...plan.unrun, ...fuzz.judged],
+    [...withCoverage(recorded.judgedCases), ...executed.skipped, ...plan.unrun, ...fuzz.judged],
     eras,
     {},
     selectedRows,
   );
+  const cells = shard ? noteOtherShards(built, plannedCells(register, full), shard) : built;
   const results: Results = {
     tool: toolInfo(),
     target: { name: profile.name, profile: relative(process.cwd(), config.targetFile) || config.targetFile },
@@ -87,6 +173,7 @@ export async function runPipeline(config: RunConfig, hooks: RunHooks = {}): Prom
     startedAt,
     finishedAt: new Date().toISOString(),
     eras,
+    ...(shard ? { shard } : {}),
     cells,
     summary: summarize(cells),
     ...(fuzz.summaries ? { fuzz: fuzz.summaries } : {}),
@@ -94,9 +181,9 @@ export async function runPipeline(config: RunConfig, hooks: RunHooks = {}): Prom
   return { ...writeOutcome(config, results, outDir, recorded.evidences), results, outDir };
 }
 
-/** Writes results.json and the reports, applies the baseline, and decides the exit code. */
-function writeOutcome(
-  config: RunConfig,
+/** Writes results.json and the reports, applies the baseline, and decides the exit code (run and merge). */
+export function writeOutcome(
+  config: Pick<RunConfig, "register" | "reporters" | "baseline">,
   results: Results,
   outDir: string,
   evidences: Record<string, Evidence>,

@@ -1,0 +1,54 @@
+import { relative, resolve } from "node:path";
+import type { Command } from "commander";
+import { BaselineSchema } from "../matrix/baseline.ts";
+import { DEFAULT_REPORTERS, parseReporters, REPORTERS } from "../matrix/reports.ts";
+import { DEFAULT_REGISTER, loadDataFile, loadRegister } from "../model/load.ts";
+import { mergeShards } from "../run/merge.ts";
+import type { SetExit } from "./commands.ts";
+import { summaryLine } from "./run.ts";
+
+interface MergeOptions {
+  out?: string;
+  reporter?: string;
+  register?: string;
+  baseline?: string;
+  quiet?: boolean;
+}
+
+/** `merge`: combines `run --shard i/n` outputs into one results.json, evidence set and reports; exits like run. */
+export function merge(dirs: string[], opts: MergeOptions): number {
+  const outcome = mergeShards({
+    inputs: dirs,
+    out: opts.out,
+    register: loadRegister(opts.register ? resolve(opts.register) : DEFAULT_REGISTER),
+    reporters: parseReporters(opts.reporter ?? DEFAULT_REPORTERS.join(",")),
+    baseline: opts.baseline ? loadDataFile(resolve(opts.baseline), BaselineSchema) : undefined,
+  });
+  const print = (line: string) => process.stderr.write(`${line}\n`);
+  if (!opts.quiet) for (const line of outcome.baselineLines) print(line);
+  print(summaryLine(outcome));
+  if (!opts.quiet) {
+    const files = outcome.written.map((w) => relative(outcome.outDir, w) || w);
+    print(
+      `mcpx-conform: merged ${dirs.length} shards; wrote results.json${files.map((f) => `, ${f}`).join("")}`,
+    );
+  }
+  return outcome.code;
+}
+
+export function register(program: Command, setExit: SetExit): void {
+  program
+    .command("merge")
+    .description(
+      "combine the outputs of run --shard 1/n … n/n into one results.json, matrix and evidence set",
+    )
+    .argument("<dirs...>", "shard output folders (each with results.json and evidence/)")
+    .option("--out <dir>", "output folder (default reports/<target>/<timestamp>-merged/)")
+    .option("--reporter <names>", `reports to write besides results.json: ${REPORTERS.join(",")}`)
+    .option("--register <file>", "register file (default matrix/register.yaml)")
+    .option("--baseline <file>", "expected failures (YAML): baselined cells do not fail the merge")
+    .option("--quiet", "print only the summary line")
+    .action((dirs: string[], opts: MergeOptions) => {
+      setExit(merge(dirs, opts));
+    });
+}

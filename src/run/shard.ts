@@ -1,0 +1,140 @@
+import { caseSide } from "../judge/cells.ts";
+import { ROUNDTRIP_ROW } from "../judge/judge-runs.ts";
+import { InputError } from "../model/errors.ts";
+import type { Register } from "../model/register.ts";
+import type { TargetProfile } from "../model/target.ts";
+import { type Era, isModernEra } from "../protocol/eras.ts";
+import type { RunPlan, WorkItem } from "./plan.ts";
+
+/** `run --shard i/n`: this run is slice `index` (1-based) of `count`. */
+export interface Shard {
+  index: number;
+  count: number;
+}
+
+/** Parses `i/n` (1 ≤ i ≤ n); anything else is an InputError naming the flag (exit 2). */
+export function parseShard(spec: string): Shard {
+  const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(spec);
+  const index = Number(m?.[1]);
+  const count = Number(m?.[2]);
+  if (!m || count < 1 || index < 1 || index > count)
+    throw new InputError(`expected i/n with 1 ≤ i ≤ n (e.g. 2/4), got '${spec}'`, undefined, "--shard");
+  return { index, count };
+}
+
+/**
+ * Expected cost of a case that waits for nothing in particular (one exchange through a running relay). The figures
+ * only need to be right relative to each other: they balance the shards, they never bound a run.
+ */
+const EXCHANGE_MS = 40;
+/** A 2026-07-28 case that ends without a delivered result waits the harness's settle time before it is judged. */
+const MODERN_SETTLE_MS = 500;
+/** A two-session (isolation) case starts a relay of its own. */
+const OWN_RELAY_MS = 800;
+
+/**
+ * How long a work item is expected to take against this profile: cases that wait for a deadline (the answerer never
+ * answers, answers late, or a 2026-07-28 answer is withheld) cost about the profile's answerTimeoutMs.
+ */
+export function expectedCostMs(item: WorkItem, profile: Pick<TargetProfile, "answerTimeoutMs">): number {
+  const { kase, era } = item;
+  const answer = kase.answer;
+  let wait = 0;
+  if (answer.action === "expire") wait = profile.answerTimeoutMs;
+  else if (answer.action === "accept" && answer.delayMs !== undefined) wait = answer.delayMs;
+  else if (answer.action === "accept" && answer.delayOfAnswerTimeout !== undefined)
+    wait = answer.delayOfAnswerTimeout * profile.answerTimeoutMs;
+  if (isModernEra(era)) {
+    const outcomes = kase.expect.filter((e) => !e.eras || e.eras.includes(era));
+    if (outcomes.some((e) => e.outcome === "withheld")) wait = Math.max(wait, profile.answerTimeoutMs);
+    else if (!outcomes.some((e) => e.outcome === "delivered")) wait = Math.max(wait, MODERN_SETTLE_MS);
+  }
+  return EXCHANGE_MS + wait + (kase.sessions === 2 ? OWN_RELAY_MS : 0);
+}
+
+const itemKey = (w: WorkItem) => `${w.kase.row}/${w.kase.id}@${w.era}`;
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const byRowIdEra = (a: WorkItem, b: WorkItem) =>
+  cmp(a.kase.row, b.kase.row) || cmp(a.kase.id, b.kase.id) || cmp(a.era, b.era);
+
+/**
+ * Assigns every work item to a shard (0-based), balanced by expected duration: longest first onto the least loaded
+ * shard (ties: the lower shard), items of equal cost in row/id/era order, so every shard computes the same split.
+ */
+export function assignShards(
+  work: WorkItem[],
+  count: number,
+  profile: Pick<TargetProfile, "answerTimeoutMs">,
+) {
+  const costed = work.map((w) => ({ w, cost: expectedCostMs(w, profile) }));
+  costed.sort((a, b) => b.cost - a.cost || byRowIdEra(a.w, b.w));
+  const load = new Array<number>(count).fill(0);
+  const owner = new Map<string, number>();
+  for (const { w, cost } of costed) {
+    let best = 0;
+    for (let s = 1; s < count; s++) if (load[s]! < load[best]!) best = s;
+    load[best]! += cost;
+    owner.set(itemKey(w), best);
+  }
+  return { owner, load };
+}
+
+/** One shard's share of a plan. */
+export interface ShardPlan extends RunPlan {
+  /**
+   * Round-trip cases this shard runs only because its other cases of that era need them (the judge withholds credit
+   * from an era whose round trip did not run here): judged, never reported, since another shard reports them.
+   */
+  prerequisiteOnly: Set<string>;
+}
+
+/** The key by which a run's case is matched against `prerequisiteOnly`. */
+export const runKey = (row: string, id: string, era: string) => `${row}/${id}@${era}`;
+
+/**
+ * The slice of `plan` that shard `index` of `count` runs: its balanced share of the work, plus each era's round trip
+ * wherever it has work in that era (reported only by the shard it was assigned to), and the cases this target cannot
+ * run (recorded by shard 1 alone). Work keeps the plan's order.
+ */
+export function shardPlan(
+  plan: RunPlan,
+  shard: Shard,
+  profile: Pick<TargetProfile, "answerTimeoutMs">,
+): ShardPlan {
+  const mine = shard.index - 1;
+  const { owner } = assignShards(plan.work, shard.count, profile);
+  const isMine = (w: WorkItem) => owner.get(itemKey(w)) === mine;
+  const erasWithWork = new Set<Era>(
+    plan.work.filter((w) => w.kase.row !== ROUNDTRIP_ROW && isMine(w)).map((w) => w.era),
+  );
+  const prerequisiteOnly = new Set<string>();
+  const work = plan.work.filter((w) => {
+    if (isMine(w)) return true;
+    if (w.kase.row !== ROUNDTRIP_ROW || !erasWithWork.has(w.era)) return false;
+    prerequisiteOnly.add(itemKey(w));
+    return true;
+  });
+  return { work, unrun: shard.index === 1 ? plan.unrun : [], prerequisiteOnly };
+}
+
+/** The eras whose differential fuzzing this shard runs: each era in exactly one shard, round robin. */
+export function shardFuzzEras<T>(eras: T[], shard: Shard | undefined): T[] {
+  return shard ? eras.filter((_, i) => i % shard.count === shard.index - 1) : eras;
+}
+
+/**
+ * The cells (`row era side`) the whole plan has cases for. A cell of a shard's own results with no case here had its
+ * cases run in another shard: its note says so, instead of "no case in the corpus exercises this cell" (merge rebuilds
+ * every cell from all shards).
+ */
+export function plannedCells(register: Register, plan: RunPlan): Set<string> {
+  const rows = new Map(register.rows.map((r) => [r.id, r]));
+  const keys = new Set<string>();
+  for (const w of plan.work) {
+    const row = rows.get(w.kase.row);
+    if (row) keys.add(`${w.kase.row} ${w.era} ${caseSide(row, w.kase.side)}`);
+  }
+  for (const u of plan.unrun) keys.add(`${u.row} ${u.era} ${u.side}`);
+  return keys;
+}

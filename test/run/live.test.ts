@@ -1,0 +1,151 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { CaseRun } from "../../src/harness/controller.ts";
+import { type JudgedRun, judgeRuns, ROUNDTRIP_ROW } from "../../src/judge/judge-runs.ts";
+import type { LoadedCase } from "../../src/model/load.ts";
+import type { Register } from "../../src/model/register.ts";
+import type { Era } from "../../src/protocol/eras.ts";
+import { LiveJudge, liveRun } from "../../src/run/live.ts";
+import type { RunEvent } from "../../src/run/progress.ts";
+import { tempDir } from "../helpers/cli.ts";
+
+const row = (id: string) => ({
+  id,
+  title: id,
+  side: "client" as const,
+  level: "MUST" as const,
+  eras: ["2024-11-05", "2025-11-25"] as Era[],
+  quote: "q",
+  url: "https://e.com/",
+});
+const register: Register = { rows: [{ ...row(ROUNDTRIP_ROW), side: "intermediary" }, row("sampling-must")] };
+const answer = { role: "assistant", content: { type: "text", text: "x" }, model: "m" };
+const sent = { messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 8 };
+
+function run(rowId: string, id: string, era: Era, ok: boolean): CaseRun {
+  const expect: LoadedCase["expect"] = [{ outcome: "delivered" }];
+  return {
+    kase: {
+      id,
+      row: rowId,
+      title: "t",
+      why: "w",
+      request: sent,
+      answer: { action: "accept", result: answer },
+      expect,
+      file: "cases/x.yaml",
+    },
+    era,
+    canary: "c",
+    expect,
+    capabilities: { sampling: {} },
+    answerTimeoutMs: 1500,
+    startedAt: "2026-01-01T00:00:00Z",
+    durationMs: 3,
+    observation: {
+      sent,
+      asked: [sent],
+      answered: { result: answer },
+      upstream: ok
+        ? { kind: "result", result: answer }
+        : { kind: "error", error: { code: -32603, message: "no" } },
+    },
+    frames: [],
+    negotiated: { upstream: era, downstream: era },
+  };
+}
+
+const E = "2025-11-25" as const;
+const O = "2024-11-05" as const;
+const runs = [
+  run(ROUNDTRIP_ROW, "rt", O, false),
+  run(ROUNDTRIP_ROW, "rt", E, true),
+  run("sampling-must", "a", E, true),
+  run("sampling-must", "b", E, false),
+  run("sampling-must", "c", O, true),
+];
+const work = runs.map((r) => ({ kase: r.kase, era: r.era }));
+const summary = (j: JudgedRun) => `${j.run.kase.id}@${j.run.era} ${j.verdict.status} ${j.verdict.reason}`;
+
+describe("judging as the run goes", () => {
+  it("holds a case until its era's round trip has run, then gives the verdict judgeRuns gives the whole run", () => {
+    const emitted: JudgedRun[] = [];
+    const live = new LiveJudge(register, work, (j) => emitted.push(j));
+    // Finished out of order: era E's cases before its round trip.
+    live.add(runs[2]!);
+    live.add(runs[3]!);
+    expect(emitted).toEqual([]);
+    live.add(runs[1]!);
+    expect(emitted.map((j) => j.run.kase.id)).toEqual(["rt", "a", "b"]);
+    live.add(runs[0]!);
+    live.add(runs[4]!);
+    live.flush();
+    const whole = judgeRuns(register, runs).map(summary).sort();
+    expect(emitted.map(summary).sort()).toEqual(whole);
+    // The 2024-11-05 case earns nothing without its round trip.
+    expect(emitted.find((j) => j.run.kase.id === "c")!.verdict.status).toBe("fail");
+  });
+
+  it("flush judges what never got its round trip", () => {
+    const emitted: JudgedRun[] = [];
+    const live = new LiveJudge(register, work, (j) => emitted.push(j));
+    live.add(runs[2]!);
+    live.flush();
+    expect(emitted.map((j) => j.verdict.status)).toEqual(["fail"]);
+  });
+
+  it("--bail: after the first failing case no further case starts; those not run are skips; evidence is written at once", () => {
+    const out = tempDir();
+    const events: RunEvent[] = [];
+    const live = liveRun({
+      register,
+      work,
+      outDir: out,
+      meta: { tool: { name: "mcpx-conform", version: "0" }, target: { name: "t" }, seed: 1 },
+      selectedRows: undefined,
+      baseline: undefined,
+      bail: true,
+      onEvent: (e) => events.push(e),
+    });
+    const seen: CaseRun[] = [];
+    for (const r of [runs[1]!, runs[2]!, runs[3]!, runs[0]!, runs[4]!]) {
+      const why = live.skip({ kase: r.kase, era: r.era });
+      const done = why ? { ...r, notRun: why } : r;
+      seen.push(done);
+      live.onCase(done);
+    }
+    const finished = live.finish(seen);
+    expect(finished.bailedAt).toBe("sampling-must/b@2025-11-25");
+    expect(finished.runs.map((r) => r.kase.id)).toEqual(["rt", "a", "b"]);
+    expect(finished.skipped.map((s) => `${s.result.id}@${s.era} ${s.result.status}`)).toEqual([
+      "rt@2024-11-05 skip",
+      "c@2024-11-05 skip",
+    ]);
+    expect(finished.skipped[0]!.result.reason).toMatch(
+      /--bail stopped the run after sampling-must\/b@2025-11-25/,
+    );
+    const failing = events.find((e) => e.kind === "case" && e.status === "fail");
+    expect(failing).toMatchObject({ id: "b", failsCell: true });
+    expect(existsSync(join(out, "evidence/sampling-must/b@2025-11-25.json"))).toBe(true);
+    expect(existsSync(join(out, "evidence/sampling-must/a@2025-11-25.json"))).toBe(false);
+  });
+
+  it("a baselined failure does not bail", () => {
+    const live = liveRun({
+      register,
+      work,
+      outDir: tempDir(),
+      meta: { tool: { name: "mcpx-conform", version: "0" }, target: { name: "t" }, seed: 1 },
+      selectedRows: undefined,
+      baseline: {
+        expectedFailures: [{ row: "sampling-must", reason: "known", issue: "x#1", expires: "2999-01-01" }],
+      },
+      bail: true,
+      onEvent: undefined,
+    });
+    live.onCase(runs[1]!);
+    live.onCase(runs[3]!);
+    expect(live.skip({ kase: runs[4]!.kase, era: O })).toBeUndefined();
+  });
+});
