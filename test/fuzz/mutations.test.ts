@@ -7,25 +7,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MUTATIONS, type Mutation, mutationKinds, mutationOf } from "../../src/fuzz/mutations.ts";
-import {
-  ERAS,
-  type Era,
-  RULES,
-  type Verdict,
-  validateRequest,
-  validateResult,
-} from "../../src/validator/index.ts";
+import { ERAS, type Era, RULES } from "../../src/validator/index.ts";
+import { verdictOf } from "../validator/helpers.ts";
 
 const SEED = 20260728;
-
-function judge(m: Mutation): Verdict {
-  return m.target === "request"
-    ? validateRequest(
-        m.params,
-        m.capabilities ? { era: m.era, capabilities: m.capabilities } : { era: m.era },
-      )
-    : validateResult(m.result, { era: m.era, request: m.params });
-}
 
 /** Kinds whose violation drags others along by nature (a role-less message breaks the tool loop it sits in). */
 const COLLATERAL = new Set([
@@ -75,7 +60,7 @@ describe.each(cells)("%s @ %s", (kind, era) => {
     fc.assert(
       fc.property(mutationOf(era, kind), (m) => {
         expect(m.expectRule).toBe(spec.rule);
-        const v = judge(m);
+        const v = verdictOf(m);
         expect(v.legal).toBe(false);
         const hit = v.errors.find((f) => f.rule === spec.rule);
         expect(hit, JSON.stringify(v.errors)).toBeDefined();
@@ -145,7 +130,7 @@ describe("positions", () => {
   it("the validator's pointers agree: a bad role strikes messages well past messages[0]", () => {
     const struck = new Set<number>();
     for (const m of fc.sample(mutationOf("2025-11-25", "message-bad-role"), { numRuns: 200, seed: SEED })) {
-      const f = judge(m).errors.find((e) => e.rule === "message.role")!;
+      const f = verdictOf(m).errors.find((e) => e.rule === "message.role")!;
       struck.add(Number(f.pointer.split("/")[2]));
     }
     expect(Math.max(...struck)).toBeGreaterThanOrEqual(4);

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toolResult, toolUse } from "./helpers.ts";
 
 const BIN = new URL("../../bin/mcpx-conform.js", import.meta.url).pathname;
 let dir: string;
@@ -23,18 +24,12 @@ const file = (name: string, content: unknown) => {
   return path;
 };
 
-const toolUse = (id: string) => ({ type: "tool_use", id, name: "get_weather", input: { city: "Paris" } });
-const toolResult = (id: string) => ({
-  type: "tool_result",
-  toolUseId: id,
-  content: [{ type: "text", text: "18°C" }],
-});
 const weatherTool = { name: "get_weather", inputSchema: { type: "object" } };
 const loopParams = {
   messages: [
     { role: "user", content: { type: "text", text: "Weather in Paris and London?" } },
     { role: "assistant", content: [toolUse("call_abc123"), toolUse("call_def456")] },
-    { role: "user", content: [toolResult("call_abc123"), toolResult("call_def456")] },
+    { role: "user", content: [toolResult("call_abc123", "18°C"), toolResult("call_def456", "18°C")] },
   ],
   tools: [weatherTool],
   maxTokens: 1000,

@@ -1,3 +1,6 @@
+import type { Mutation } from "../../src/fuzz/mutations.ts";
+import { type Verdict, validateRequest, validateResult } from "../../src/validator/index.ts";
+
 /** Small builders for validator tests (not a test file itself). */
 export type Json = Record<string, unknown>;
 
@@ -44,3 +47,13 @@ export const result = (content: unknown, extra: Json = {}): Json => ({
   stopReason: "endTurn",
   ...extra,
 });
+
+/** The reference validator's verdict on a generated mutation: its request, or its result against that request. */
+export function verdictOf(m: Mutation): Verdict {
+  return m.target === "request"
+    ? validateRequest(
+        m.params,
+        m.capabilities ? { era: m.era, capabilities: m.capabilities } : { era: m.era },
+      )
+    : validateResult(m.result, { era: m.era, request: m.params });
+}

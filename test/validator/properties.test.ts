@@ -6,27 +6,18 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { legalExchange, legalRequest, legalResult, toolLoopRequest } from "../../src/fuzz/arbitraries.ts";
-import { type Mutation, mutation } from "../../src/fuzz/mutations.ts";
+import { mutation } from "../../src/fuzz/mutations.ts";
 import {
   ERAS,
-  type Verdict,
   validateInputRequests,
   validateInputResponses,
   validateRequest,
   validateResult,
 } from "../../src/validator/index.ts";
+import { verdictOf } from "./helpers.ts";
 
 const SEED = 20251125;
 const opts = (numRuns: number) => ({ numRuns, seed: SEED });
-
-function judge(m: Mutation): Verdict {
-  return m.target === "request"
-    ? validateRequest(
-        m.params,
-        m.capabilities ? { era: m.era, capabilities: m.capabilities } : { era: m.era },
-      )
-    : validateResult(m.result, { era: m.era, request: m.params });
-}
 
 describe.each(ERAS)("%s", (era) => {
   it("generated legal exchanges are accepted", () => {
@@ -43,7 +34,7 @@ describe.each(ERAS)("%s", (era) => {
   it("any mutation of the era is rejected", () => {
     fc.assert(
       fc.property(mutation(era), (m) => {
-        expect(judge(m).errors.map((f) => f.rule)).toContain(m.expectRule);
+        expect(verdictOf(m).errors.map((f) => f.rule)).toContain(m.expectRule);
       }),
       opts(60),
     );
