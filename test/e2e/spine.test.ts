@@ -6,6 +6,19 @@ import { type Results, ResultsSchema } from "../../src/model/results.ts";
 import { cli, tempDir } from "../helpers/cli.ts";
 import { ISSUE_256_ROWS } from "../helpers/issue-256.ts";
 
+/** The #256 completion evidence of a run: bullet 6 (the review surface) not met, and the issue stays open. */
+async function expectReviewBulletNotMet(out: string): Promise<void> {
+  const evidence = await cli([
+    "evidence",
+    "--results",
+    join(out, "results.json"),
+    "--issue",
+    "dezren39/darwin-nix#256",
+  ]);
+  expect(evidence.stdout).toMatch(/\| 6 \| The review surface shows[^\n]*\| ❌ not met \|/);
+  expect(evidence.stdout).toMatch(/This issue may not be closed/);
+}
+
 /** The rows whose rule is a review by a person: credited only through an exercised review surface. */
 const REVIEW_ROWS = [
   "sampling-app-review-ui",
@@ -78,15 +91,7 @@ describe("mcpx-conform run against real relay processes", () => {
     // A pass-through has no review surface: the review rows are partial at best, never credited.
     expect(status("sampling-human-in-loop-can-deny")).toEqual(["partial"]);
     for (const row of REVIEW_ROWS) expect(status(row), row).not.toContain("pass");
-    const evidence = await cli([
-      "evidence",
-      "--results",
-      join(out, "results.json"),
-      "--issue",
-      "dezren39/darwin-nix#256",
-    ]);
-    expect(evidence.stdout).toMatch(/\| 6 \| The review surface shows[^\n]*\| ❌ not met \|/);
-    expect(evidence.stdout).not.toMatch(/may be closed/i);
+    await expectReviewBulletNotMet(out);
     const reasons = results.cells
       .filter((c) => c.row === "sampling-client-errors-user-rejected-and-tool-shape")
       .flatMap((c) => c.cases.map((x) => x.reason));
@@ -119,15 +124,7 @@ describe("mcpx-conform run against real relay processes", () => {
         expect(cell.note).toMatch(/delegated to the downstream client; no review surface exercised/);
       }
     }
-    const evidence = await cli([
-      "evidence",
-      "--results",
-      join(out, "results.json"),
-      "--issue",
-      "dezren39/darwin-nix#256",
-    ]);
-    expect(evidence.stdout).toMatch(/\| 6 \| The review surface shows[^\n]*\| ❌ not met \|/);
-    expect(evidence.stdout).not.toMatch(/may be closed\./i);
+    await expectReviewBulletNotMet(out);
   });
 
   it("reports a bad target profile in one line naming the file and field, exit 2", async () => {
