@@ -75,6 +75,8 @@ async function runJob(job: Job): Promise<Done> {
         seed: SEED,
         reporter: "md",
       }),
+      // Every case runs, even after a failed round trip: each case's own check must be seen to fail.
+      { exhaustive: true },
     );
   } catch (error) {
     return {

@@ -26,6 +26,11 @@ export interface RunHooks {
   signal?: AbortSignal;
   /** Live progress: the run's start, then each case as soon as it is judged. */
   onEvent?: (event: RunEvent) => void;
+  /**
+   * Run every case even in an era whose round trip failed (the kill matrix: a relay that never relays must still
+   * show that each case's own check fails). A user's run records those cases as failed at once instead.
+   */
+  exhaustive?: boolean;
 }
 
 export interface RunOutcome {
@@ -101,7 +106,9 @@ async function executeStage(config: RunConfig, plan: ShardPlan, outDir: string, 
     },
     skip: (item) =>
       live.skip(item) ??
-      (item.kase.row === ROUNDTRIP_ROW ? undefined : roundTripFailed(register, roundtrips, item.era)),
+      (hooks.exhaustive || item.kase.row === ROUNDTRIP_ROW
+        ? undefined
+        : roundTripFailed(register, roundtrips, item.era)),
     ...(hooks.signal ? { signal: hooks.signal } : {}),
   });
   const finished = live.finish(runs);

@@ -30,7 +30,9 @@ export function passThrough({ up, down, exitWithUpstream = true } = {}) {
     write(`${typeof out === "string" ? out : JSON.stringify(out)}\n`);
   };
   createInterface({ input: process.stdin }).on("line", (l) => send((s) => upstream.stdin.write(s), l, up));
-  createInterface({ input: upstream.stdout }).on("line", (l) => send((s) => process.stdout.write(s), l, down));
+  createInterface({ input: upstream.stdout }).on("line", (l) =>
+    send((s) => process.stdout.write(s), l, down),
+  );
   if (exitWithUpstream) {
     process.stdin.on("end", () => upstream.kill());
     upstream.on("exit", () => process.exit(0));

@@ -1,0 +1,276 @@
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { worstCaseMs } from "../../src/harness/controller.ts";
+import { KILL_GRACE_MS } from "../../src/harness/processes.ts";
+import { loadCases, loadRegister, loadTarget } from "../../src/model/load.ts";
+import { type Results, ResultsSchema } from "../../src/model/results.ts";
+import { planRun } from "../../src/run/plan.ts";
+import { BIN, cli, ROOT, tempDir } from "../helpers/cli.ts";
+
+/**
+ * The hostile zoo (targets/hostile/): real relay processes that misbehave. For each, a run must end within the
+ * bound its profile implies, say what happened in one sentence per case, exit 1 (a cell failed) or 3 (only harness
+ * errors), and leave no process of it alive and no temporary folder behind.
+ */
+
+const ERA = "2025-11-25";
+const ROWS = "sampling-relay-roundtrip,sampling-result-schema,sampling-request-params-schema";
+/** Node start-up, loading, judging and writing on a loaded 2-core machine. */
+const FIXED_MS = 8_000;
+
+const work = tempDir("mcpx-conform-test-hostile-");
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+interface Run {
+  code: number | null;
+  ms: number;
+  stderr: string;
+  results: Results;
+  out: string;
+  marker: string;
+  tmp: string;
+}
+
+/** The shipped profile, with an absolute script path and a marker argument that finds its processes in `ps`. */
+function markedProfile(name: string): { file: string; marker: string } {
+  const profile = loadTarget(join(ROOT, "targets/hostile", `${name}.yaml`));
+  const marker = `--marker=mcpx-hostile-${name}-${process.pid}-${Date.now()}`;
+  const command = profile.command.map((a) =>
+    a.startsWith("relays/") ? join(ROOT, "targets/hostile", a) : a,
+  );
+  const file = join(work, `${name}.yaml`);
+  writeFileSync(file, stringify({ ...profile, command: [...command, marker] }));
+  return { file, marker };
+}
+
+function alive(marker: string): string[] {
+  const ps = execFileSync("ps", ["-eo", "pid,pgid,args"], { encoding: "utf8" });
+  return ps.split("\n").filter((l) => l.includes(marker));
+}
+
+async function hostileRun(
+  name: string,
+  options: { interruptAfterMs?: number; rows?: string } = {},
+): Promise<Run> {
+  const { file, marker } = markedProfile(name);
+  const out = join(work, `out-${name}${options.interruptAfterMs ? "-int" : ""}`);
+  // The harness's own temporary folders go here, so the test can see that none is left behind.
+  const tmp = join(work, `tmp-${name}${options.interruptAfterMs ? "-int" : ""}`);
+  mkdirSync(tmp, { recursive: true });
+  const args = ["run", "--target", file, "--era", ERA, "--out", out, "--quiet", "--seed", "3"];
+  if (options.rows !== "") args.push("--rows", options.rows ?? ROWS);
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, TMPDIR: tmp, MCPX_HOSTILE_LEAK: "harness-env-leaked" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (c) => (stderr += c));
+  child.stdout.resume();
+  if (options.interruptAfterMs) setTimeout(() => child.kill("SIGINT"), options.interruptAfterMs);
+  const code = await new Promise<number | null>((r) => child.on("exit", (c) => r(c)));
+  const ms = performance.now() - t0;
+  let results: Results;
+  try {
+    results = ResultsSchema.parse(JSON.parse(readFileSync(join(out, "results.json"), "utf8")));
+  } catch (error) {
+    throw new Error(`no results.json (exit ${code}): ${String(error)}\n${stderr}`);
+  }
+  return { code, ms, stderr, results, out, marker, tmp };
+}
+
+/** The worst case the README states for this profile and these rows. */
+function bound(name: string, rows = ROWS): number {
+  const profile = loadTarget(join(ROOT, "targets/hostile", `${name}.yaml`));
+  const register = loadRegister();
+  const plan = planRun({
+    register,
+    cases: loadCases(register),
+    profile,
+    eras: [ERA],
+    selectedRows: rows ? new Set(rows.split(",")) : undefined,
+  });
+  return worstCaseMs(profile, plan.work);
+}
+
+function expectCleanEnd(run: Run): void {
+  expect(alive(run.marker), "processes of the relay left alive").toEqual([]);
+  const left = readdirSync(run.tmp).filter((d) => d.startsWith("mcpx-conform"));
+  expect(left, "temporary folders left behind").toEqual([]);
+  expect(run.stderr).not.toMatch(/harness failure|\n\s+at /);
+}
+
+/** Every case that did not pass says why in one sentence (one line, no stack). */
+function expectHonestReasons(results: Results): void {
+  for (const cell of results.cells)
+    for (const c of cell.cases) {
+      if (c.status === "pass") continue;
+      expect(c.reason.length, `${cell.row}/${c.id}`).toBeGreaterThan(10);
+      expect(c.reason, `${cell.row}/${c.id}`).not.toMatch(/\n|\s+at \S+:\d+/);
+    }
+}
+
+const roundtrip = (r: Results) => r.cells.find((c) => c.row === "sampling-relay-roundtrip")!;
+
+const PROFILE = (name: string) => loadTarget(join(ROOT, "targets/hostile", `${name}.yaml`));
+
+const ZOO: Array<{
+  name: string;
+  code: 1 | 3;
+  status: "error" | "fail" | "pass";
+  reason: RegExp;
+  /** A tighter bound than the worst case: what this misbehaviour should cost. */
+  within?: number;
+}> = [
+  {
+    name: "never-starts",
+    code: 3,
+    status: "error",
+    reason: /did not start within 3000 ms \(waiting for the relay to answer initialize/,
+    within: PROFILE("never-starts").startupTimeoutMs + KILL_GRACE_MS + FIXED_MS,
+  },
+  {
+    name: "exits-at-once",
+    code: 3,
+    status: "error",
+    reason: /the relay exited with code 1 during start-up/,
+    within: FIXED_MS,
+  },
+  {
+    name: "garbage-stdout",
+    code: 3,
+    status: "error",
+    reason: /not JSON, first: "Starting relay/,
+    within: PROFILE("garbage-stdout").startupTimeoutMs + KILL_GRACE_MS + FIXED_MS,
+  },
+  {
+    name: "hangs-after-initialize",
+    code: 3,
+    status: "error",
+    reason: /waiting for the relay to answer tools\/list \(it answered initialize\)/,
+    within: PROFILE("hangs-after-initialize").startupTimeoutMs + KILL_GRACE_MS + FIXED_MS,
+  },
+  {
+    name: "crashes-mid-exchange",
+    code: 1,
+    status: "fail",
+    reason: /the relay exited with code 70/,
+    within: FIXED_MS,
+  },
+  {
+    name: "wrong-ids",
+    code: 1,
+    status: "fail",
+    reason: /The upstream received no answer/,
+    within: PROFILE("wrong-ids").caseTimeoutMs + 2 * KILL_GRACE_MS + FIXED_MS,
+  },
+  { name: "stderr-flood", code: 1, status: "pass", reason: /./ },
+  { name: "ignores-sigterm", code: 1, status: "pass", reason: /./ },
+];
+
+describe("hostile relays: the run ends within its bound, tells the truth and leaves nothing behind", () => {
+  it.each(ZOO)("$name", async ({ name, code, status, reason, within }) => {
+    const run = await hostileRun(name);
+    expect(run.ms, `took ${Math.round(run.ms)} ms`).toBeLessThan(bound(name));
+    if (within) expect(run.ms, `took ${Math.round(run.ms)} ms`).toBeLessThan(within);
+    expect(run.code, run.stderr).toBe(code);
+    const rt = roundtrip(run.results);
+    expect(rt.status).toBe(status);
+    if (status !== "pass") expect(rt.cases[0]!.reason).toMatch(reason);
+    // Once the round trip failed, the era's other cases say so instead of being run one by one.
+    if (status !== "pass")
+      for (const cell of run.results.cells.filter((c) => c.row !== rt.row && c.cases.length > 0))
+        expect(cell.status, cell.row).toBe(status);
+    expectHonestReasons(run.results);
+    expectCleanEnd(run);
+  });
+
+  it("a relay's stderr reaches results redacted, and the relay never sees the harness's environment", async () => {
+    const run = await hostileRun("exits-at-once");
+    const everything = [
+      readFileSync(join(run.out, "results.json"), "utf8"),
+      ...["matrix.md", "junit.xml", "matrix.html"].map((f) => readFileSync(join(run.out, f), "utf8")),
+      ...readdirSync(join(run.out, "evidence"), { recursive: true })
+        .map(String)
+        .filter((f) => f.endsWith(".json"))
+        .map((f) => readFileSync(join(run.out, "evidence", f), "utf8")),
+    ].join("\n");
+    expect(everything).toContain("cannot start");
+    expect(everything).not.toContain("sk-hostile-0123456789abcdef");
+    expect(everything).not.toContain("profile-secret-value-42");
+    expect(everything).toContain("API_TOKEN=[REDACTED]");
+    expect(everything).toContain("leak=none");
+    expect(everything).not.toContain("harness-env-leaked");
+  });
+
+  it("SIGINT: partial results are written, exit 130, every relay (even one ignoring SIGTERM) is reaped", async () => {
+    const run = await hostileRun("ignores-sigterm", { rows: "", interruptAfterMs: 5_000 });
+    expect(run.code, run.stderr).toBe(130);
+    expect(run.stderr).toMatch(/SIGINT: stopping/);
+    const statuses = run.results.cells.flatMap((c) => c.cases.map((k) => k.status));
+    expect(statuses).toContain("pass");
+    expect(run.results.cells.flatMap((c) => c.cases).some((k) => /interrupted/.test(k.reason))).toBe(true);
+    expect(run.ms).toBeLessThan(5_000 + KILL_GRACE_MS + FIXED_MS);
+    expectCleanEnd(run);
+  });
+});
+
+describe("a profile that cannot start is the profile's error: one line, exit 2, before any case runs", () => {
+  const base = {
+    name: "bad",
+    downstream: { transport: "stdio" },
+    upstream: { transport: "stdio" },
+    startupTimeoutMs: 15_000,
+  };
+  const CASES: Array<[string, Record<string, unknown>, RegExp]> = [
+    [
+      "a command not on PATH",
+      { command: ["nodee", "relay.js"] },
+      /command\[0\]: cannot run 'nodee': not found on PATH/,
+    ],
+    [
+      "a program path that does not exist",
+      { command: ["./no-such-relay"] },
+      /command\[0\]: cannot run '\.\/no-such-relay': no such file/,
+    ],
+    [
+      "a program that is not executable",
+      { command: ["./bad.yaml"] },
+      /command\[0\]: cannot run '\.\/bad\.yaml': not executable/,
+    ],
+    [
+      "a missing script",
+      { command: ["node", "relays/missing.mjs", "{{upstream.command}}"] },
+      /command\[1\]: 'node relays\/missing\.mjs': the script 'relays\/missing\.mjs' does not exist/,
+    ],
+    [
+      "a typo of a placeholder",
+      { command: ["node", "x.mjs", "{{upstream.cmd}}"] },
+      /command\[2\]: expected a known placeholder, got \{\{upstream\.cmd\}\} \(known: \{\{upstream\.command\}\}/,
+    ],
+    [
+      "a placeholder of the other transport",
+      { command: ["node", "x.mjs", "{{upstream.url}}"] },
+      /command\[2\]: expected an HTTP upstream/,
+    ],
+    ["a missing cwd", { command: ["node"], cwd: "no-such-folder" }, /cwd: expected an existing folder/],
+  ];
+  it.each(CASES)("%s", async (_what, fields, message) => {
+    const dir = join(work, `bad-${Math.random().toString(36).slice(2)}`);
+    mkdirSync(dir);
+    const file = join(dir, "bad.yaml");
+    writeFileSync(file, stringify({ ...base, ...fields }));
+    const t0 = performance.now();
+    const r = await cli(["run", "--target", file, "--era", ERA, "--out", join(dir, "out"), "--quiet"]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(performance.now() - t0).toBeLessThan(FIXED_MS);
+    const lines = r.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(file);
+    expect(lines[0]).toMatch(message);
+  });
+});
