@@ -85,6 +85,147 @@ interface Failure {
   relayLog?: string;
 }
 
+type WorkItem = { kase: LoadedCase; era: Era };
+type Outcome = Omit<
+  CaseRun,
+  "kase" | "era" | "canary" | "expect" | "capabilities" | "answerTimeoutMs" | "startedAt" | "durationMs"
+>;
+
+/** One case × era made concrete (canary filled in), with the ways its run is recorded. */
+function instantiate(plan: RunPlan, { kase, era }: WorkItem, n: number, runs: CaseRun[]) {
+  const canary = canaryFor(kase.id, era, plan.seed, n);
+  const params = withCanary(kase.request, canary);
+  const startedAt = new Date().toISOString();
+  const t0 = performance.now();
+  const record = (out: Outcome) => {
+    const run: CaseRun = {
+      kase,
+      era,
+      canary,
+      expect: withCanary(kase.expect, canary),
+      capabilities: answererCapabilities(kase),
+      answerTimeoutMs: plan.profile.answerTimeoutMs,
+      startedAt,
+      durationMs: Math.round(performance.now() - t0),
+      ...out,
+    };
+    runs.push(run);
+    plan.onCase?.(run);
+  };
+  const unobserved = (detail: string) => ({
+    observation: { sent: params, asked: [], upstream: { kind: "broken" as const, detail } },
+    frames: [] as CaseRun["frames"],
+    negotiated: { upstream: null, downstream: null },
+  });
+  return {
+    canary,
+    params,
+    answer: withProfileDelay(withCanary(kase.answer, canary), plan.profile),
+    record,
+    /** The harness could not drive this case: an error with the real cause, never a verdict on the relay. */
+    notDriven: (failure: Failure, prefix = "") =>
+      record({
+        ...unobserved(`${prefix}${failure.reason}`),
+        frames: failure.frames,
+        harnessError: `${prefix}${failure.reason}`,
+        ...(failure.relayLog ? { relayLog: failure.relayLog } : {}),
+      }),
+    /** Not run: a prerequisite of its era failed (the judge records that failure). */
+    notRun: (why: string) => record({ ...unobserved(`not run: ${why}`), notRun: why }),
+  };
+}
+
+/**
+ * The relay session of one group (era, downstream era, capabilities): started at most MAX_STARTS_PER_GROUP times,
+ * never again once a start failed; remembers why, so the group's later cases get that reason at once.
+ */
+class GroupSession {
+  private session: RelaySession | undefined;
+  private starts = 0;
+  private failure: Failure | undefined;
+  /** Why the last session was given up (the reason a reopen is needed). */
+  private lastBreak: string | undefined;
+
+  constructor(
+    private readonly plan: RunPlan,
+    private readonly control: ControlServer,
+  ) {}
+
+  /** A usable session for this case, or why there is none (`silent`: the relay said nothing readable). */
+  async acquire({ kase, era }: WorkItem): Promise<RelaySession | { failure: Failure; silent?: boolean }> {
+    if (this.failure) return { failure: this.failure };
+    if (this.session && !this.session.broken) return this.session;
+    if (this.session) this.lastBreak ??= this.session.brokenReason;
+    await this.close();
+    const capabilities = answererCapabilities(kase);
+    if (this.starts >= MAX_STARTS_PER_GROUP) {
+      this.failure = {
+        reason: `the relay broke again after a reopen (${this.lastBreak ?? "it died"}), so the rest of this session group (${era}, capabilities ${JSON.stringify(capabilities)}) was not run`,
+        frames: [],
+      };
+      return { failure: this.failure };
+    }
+    this.starts++;
+    try {
+      this.session = await RelaySession.open({
+        profile: this.plan.profile,
+        profileFile: this.plan.profileFile,
+        era,
+        capabilities,
+        ...(kase.downstreamEra ? { downstreamEra: kase.downstreamEra } : {}),
+        control: this.control,
+      });
+      this.lastBreak = undefined;
+      return this.session;
+    } catch (error) {
+      const failure: Failure = {
+        reason: `the relay session could not start: ${error instanceof Error ? error.message : String(error)}`,
+        frames: error instanceof SessionStartError ? error.frames : [],
+        ...(error instanceof SessionStartError && error.relayLog ? { relayLog: error.relayLog } : {}),
+      };
+      this.failure = {
+        ...failure,
+        frames: [],
+        reason: `${failure.reason} (as for this session group's first case, not retried)`,
+      };
+      return { failure, silent: error instanceof SessionStartError && error.silent };
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.session?.close();
+    this.session = undefined;
+  }
+}
+
+/**
+ * A case through its group's relay session; returns the failure when the relay could not start without saying
+ * anything readable (every later session would fail the same way).
+ */
+async function runInSession(
+  plan: RunPlan,
+  group: GroupSession,
+  item: WorkItem,
+  c: ReturnType<typeof instantiate>,
+): Promise<Failure | undefined> {
+  const { kase, era } = item;
+  const session = await group.acquire(item);
+  if (!(session instanceof RelaySession)) {
+    c.notDriven(session.failure);
+    return session.silent ? { ...session.failure, frames: [] } : undefined;
+  }
+  const review = kase.review ? withCanary(kase.review, c.canary) : undefined;
+  const input = {
+    caseKey: `${kase.row}/${kase.id}@${era}`,
+    params: c.params,
+    answer: c.answer,
+    ...(review ? { review } : {}),
+    ...(kase.mrtr ? { mrtr: withCanary(kase.mrtr, c.canary) } : {}),
+  };
+  c.record(await runBounded(session, plan.profile, input, plan.signal));
+  return undefined;
+}
+
 /**
  * Runs every planned case against the target: groups them into relay sessions by era and declared capabilities,
  * reopens a session when the relay dies or stops answering (at most once per group), and always reaps what it
@@ -96,7 +237,7 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
   const control = new ControlServer();
   await control.start();
   const runs: CaseRun[] = [];
-  const groups = new Map<string, Array<{ kase: LoadedCase; era: Era }>>();
+  const groups = new Map<string, WorkItem[]>();
   for (const item of plan.work)
     groups.set(sessionGroup(item), [...(groups.get(sessionGroup(item)) ?? []), item]);
   /** A start failure that does not depend on the session (the relay exited or wrote nothing readable). */
@@ -104,89 +245,22 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
   let n = 0;
   try {
     for (const items of groups.values()) {
-      let session: RelaySession | undefined;
-      let starts = 0;
-      let groupFailure: Failure | undefined;
-      /** Why the last session of this group was given up (the reason a reopen is needed). */
-      let lastBreak: string | undefined;
-      for (const { kase, era } of items) {
-        const canary = canaryFor(kase.id, era, plan.seed, n++);
-        const params = withCanary(kase.request, canary);
-        const answer = withProfileDelay(withCanary(kase.answer, canary), profile);
-        const expect = withCanary(kase.expect, canary);
-        const review = kase.review ? withCanary(kase.review, canary) : undefined;
-        const startedAt = new Date().toISOString();
-        const t0 = performance.now();
-        const record = (
-          out: Omit<
-            CaseRun,
-            | "kase"
-            | "era"
-            | "canary"
-            | "expect"
-            | "capabilities"
-            | "answerTimeoutMs"
-            | "startedAt"
-            | "durationMs"
-          >,
-        ) => {
-          const run: CaseRun = {
-            kase,
-            era,
-            canary,
-            expect,
-            capabilities: answererCapabilities(kase),
-            answerTimeoutMs: profile.answerTimeoutMs,
-            startedAt,
-            durationMs: Math.round(performance.now() - t0),
-            ...out,
-          };
-          runs.push(run);
-          plan.onCase?.(run);
-        };
-        const notDriven = (failure: Failure, prefix: string) =>
-          record({
-            observation: {
-              sent: params,
-              asked: [],
-              upstream: { kind: "broken", detail: `${prefix}${failure.reason}` },
-            },
-            frames: failure.frames,
-            negotiated: { upstream: null, downstream: null },
-            harnessError: `${prefix}${failure.reason}`,
-            ...(failure.relayLog ? { relayLog: failure.relayLog } : {}),
-          });
-        if (signal?.aborted) {
-          notDriven(
-            { reason: `${String(signal.reason ?? "interrupted")}`, frames: [] },
+      const group = new GroupSession(plan, control);
+      for (const item of items) {
+        const { kase, era } = item;
+        const c = instantiate(plan, item, n++, runs);
+        const skipped = signal?.aborted ? undefined : plan.skip?.(item);
+        if (signal?.aborted)
+          c.notDriven(
+            { reason: String(signal.reason ?? "interrupted"), frames: [] },
             "the run was interrupted before this case ran: ",
           );
-          continue;
-        }
-        const skipped = plan.skip?.({ kase, era });
-        if (skipped) {
-          record({
-            observation: {
-              sent: params,
-              asked: [],
-              upstream: { kind: "broken", detail: `not run: ${skipped}` },
-            },
-            frames: [],
-            negotiated: { upstream: null, downstream: null },
-            notRun: skipped,
-          });
-          continue;
-        }
-        if (everySession) {
-          notDriven(
-            everySession,
-            "the relay session could not start (as in an earlier session of this run, not retried): ",
-          );
-          continue;
-        }
-        if (kase.sessions === 2) {
+        else if (skipped) c.notRun(skipped);
+        else if (everySession)
+          c.notDriven(everySession, "not retried, as in an earlier session of this run: ");
+        else if (kase.sessions === 2)
           // Session isolation needs a relay of its own with two downstream sessions (see isolation.ts).
-          record(
+          c.record(
             await runIsolationCase({
               profile,
               profileFile: plan.profileFile,
@@ -194,72 +268,14 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
               capabilities: answererCapabilities(kase),
               control,
               caseKey: `${kase.row}/${kase.id}@${era}`,
-              params,
-              answer,
-              bystander: bystanderAnswer(kase.answer, canary),
+              params: c.params,
+              answer: c.answer,
+              bystander: bystanderAnswer(kase.answer, c.canary),
             }),
           );
-          continue;
-        }
-        if (groupFailure) {
-          notDriven(groupFailure, "");
-          continue;
-        }
-        if (!session || session.broken) {
-          if (session?.broken) lastBreak ??= session.brokenReason;
-          await session?.close();
-          session = undefined;
-          if (starts >= MAX_STARTS_PER_GROUP) {
-            groupFailure = {
-              reason: `the relay broke again after a reopen (${lastBreak ?? "it died"}), so the rest of this session group (${era}, capabilities ${JSON.stringify(answererCapabilities(kase))}) was not run`,
-              frames: [],
-            };
-            notDriven(groupFailure, "");
-            continue;
-          }
-          starts++;
-          try {
-            session = await RelaySession.open({
-              profile,
-              profileFile: plan.profileFile,
-              era,
-              capabilities: answererCapabilities(kase),
-              ...(kase.downstreamEra ? { downstreamEra: kase.downstreamEra } : {}),
-              control,
-            });
-            lastBreak = undefined;
-          } catch (error) {
-            const failure: Failure = {
-              reason: `the relay session could not start: ${error instanceof Error ? error.message : String(error)}`,
-              frames: error instanceof SessionStartError ? error.frames : [],
-              ...(error instanceof SessionStartError && error.relayLog ? { relayLog: error.relayLog } : {}),
-            };
-            // The harness could not drive this case: an error with the real cause, never a verdict on the relay.
-            notDriven(failure, "");
-            groupFailure = {
-              ...failure,
-              reason: `${failure.reason} (as for this session group's first case, not retried)`,
-            };
-            if (error instanceof SessionStartError && error.silent)
-              everySession = { ...failure, frames: [], reason: error.message };
-            continue;
-          }
-        }
-        const out = await runBounded(
-          session,
-          profile,
-          {
-            caseKey: `${kase.row}/${kase.id}@${era}`,
-            params,
-            answer,
-            ...(review ? { review } : {}),
-            ...(kase.mrtr ? { mrtr: withCanary(kase.mrtr, canary) } : {}),
-          },
-          signal,
-        );
-        record(out);
+        else everySession ??= await runInSession(plan, group, item, c);
       }
-      await session?.close();
+      await group.close();
     }
   } finally {
     await control.close();
