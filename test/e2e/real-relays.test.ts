@@ -29,7 +29,9 @@ const PASS_THROUGH: Record<string, string> = {
   "sampling-relay-roundtrip/intermediary": "pass",
   "sampling-relay-content-unchanged/intermediary": "pass",
   "sampling-relay-error-not-stacked/intermediary": "pass",
-  "sampling-human-in-loop-can-deny/client": "pass",
+  // A denial reaches the upstream as -1; the person-at-a-review-surface case cannot run: no review surface.
+  "sampling-human-in-loop-can-deny/client": "partial",
+  "sampling-app-review-ui/client": "partial",
   "sampling-client-errors-user-rejected/client": "pass",
   "sampling-both-validate-message-content/client": "fail",
   "sampling-both-validate-message-content/server": "fail",
