@@ -47,6 +47,7 @@ export async function waitForPort(
  * The negotiated protocol version is handed to the transport (the MCP-Protocol-Version header) as soon as the
  * initialize result passes by.
  */
+// Long: one transport adapter: the SDK client transport, its frame recording and its close live in one closure.
 export async function httpDownstreamChannel(
   transport: HttpTransport,
   url: string,

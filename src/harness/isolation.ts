@@ -61,6 +61,7 @@ const UPSTREAM_POLL_MS = 200;
 /** SIGTERM → SIGKILL grace for the case's own relay process. */
 const STOP_GRACE_MS = 300;
 
+// Long: one relay, two sessions and their shared upstream, set up, raced and reaped in one visible order.
 export async function runIsolationCase(
   input: IsolationRunInput,
 ): Promise<CaseRunOutput & { harnessError?: string }> {

@@ -6,7 +6,13 @@ import { type Era, isModernEra } from "../validator/eras.ts";
 import { ClientAnswerer } from "./answerer.ts";
 import { type ControlServer, recorded } from "./channels.ts";
 import { launchRelay, openDownstream, type UpstreamEndpoint } from "./endpoints.ts";
-import { callProbeAndRace, type HarnessAnswerer, type HarnessUpstream, type InputFraming } from "./ends.ts";
+import {
+  callProbeAndRace,
+  type HarnessAnswerer,
+  type HarnessUpstream,
+  type InputFraming,
+  type ProbeCallEnd,
+} from "./ends.ts";
 import { FrameRecorder } from "./frames.ts";
 import { ModernAnswerer, ModernUpstream } from "./modern.ts";
 import { makeTempDir, removeTempDir } from "./processes.ts";
@@ -248,25 +254,7 @@ export class RelaySession {
         outcome = first.outcome;
         await Promise.race([callP, sleep(2000)]);
       } else {
-        // The probe call ended first: give the upstream a moment, else the sampling round never completed.
-        // (2026-07-28: the upstream still awaits a retry; it decides within the settle time.)
-        const graceMs = upstream.settle
-          ? modernSettleMs(this.answerer.asked.length > 0, profile.answerTimeoutMs, waitMs)
-          : 0;
-        upstream.settle?.(graceMs);
-        const late = await Promise.race([outcomeP, sleep(graceMs + 300).then(() => undefined)]);
-        const call = first.call;
-        const how =
-          "error" in call
-            ? call.error.message
-            : `the relay answered the probe tool call with ${JSON.stringify(call.response.error ?? call.response.result).slice(0, 200)}`;
-        outcome = late ?? {
-          kind: "broken",
-          detail: upstream.strayCalls.length
-            ? `the probe tool call reached the upstream twice; ${how}`
-            : `the upstream's sampling request was never answered: ${how}`,
-        };
-        if (!late) upstream.arm(undefined);
+        outcome = await this.outcomeAfterCall(upstream, first.call, outcomeP, waitMs);
       }
     } catch (error) {
       outcome = { kind: "broken", detail: error instanceof Error ? error.message : String(error) };
@@ -274,6 +262,41 @@ export class RelaySession {
     if (this.relay.exited && outcome.kind !== "result" && outcome.kind !== "error") {
       outcome = { kind: "broken", detail: `the relay ${this.relay.exited}` };
     }
+    return this.output(input, outcome, start);
+  }
+
+  /**
+   * The probe call ended before the upstream's outcome: give the upstream a moment (2026-07-28: it still awaits a
+   * retry and decides within the settle time), else the sampling round never completed.
+   */
+  private async outcomeAfterCall(
+    upstream: HarnessUpstream,
+    call: ProbeCallEnd,
+    outcomeP: Promise<UpstreamOutcome>,
+    waitMs: number,
+  ): Promise<UpstreamOutcome> {
+    const { profile } = this.options;
+    const graceMs = upstream.settle
+      ? modernSettleMs(this.answerer.asked.length > 0, profile.answerTimeoutMs, waitMs)
+      : 0;
+    upstream.settle?.(graceMs);
+    const late = await Promise.race([outcomeP, sleep(graceMs + 300).then(() => undefined)]);
+    if (late) return late;
+    upstream.arm(undefined);
+    const how =
+      "error" in call
+        ? call.error.message
+        : `the relay answered the probe tool call with ${JSON.stringify(call.response.error ?? call.response.result).slice(0, 200)}`;
+    return {
+      kind: "broken",
+      detail: upstream.strayCalls.length
+        ? `the probe tool call reached the upstream twice; ${how}`
+        : `the upstream's sampling request was never answered: ${how}`,
+    };
+  }
+
+  /** What both ends saw during the case. */
+  private output(input: CaseRunInput, outcome: UpstreamOutcome, start: number): CaseRunOutput {
     const output: CaseRunOutput = {
       observation: {
         sent: input.params,

@@ -40,27 +40,31 @@ function olderEraThanCell(run: CaseRun): string | undefined {
   return undefined;
 }
 
+/** The harness could not drive the case: an error with the real cause and the relay's last words. */
+function harnessVerdict(cause: string, relayLog: string | undefined): CaseVerdict {
+  const tail = relayLog ? ` (relay stderr: ${relayLog.trim().split("\n").slice(-3).join(" | ")})` : "";
+  return { status: "error", reason: `Harness could not drive the case: ${cause}${tail}`, checks: [] };
+}
+
+/** Where a validation case's violations sit, for the #256 row's coverage rule. */
+function coverageOf(run: CaseRun, side: CellSide): Coverage {
+  const answer = run.kase.answer.action === "accept" ? run.kase.answer.result : undefined;
+  return violationCoverage(
+    side,
+    run.era,
+    run.observation.sent,
+    answer,
+    run.capabilities as SamplingCapabilities,
+  );
+}
+
 function judgeOne(rows: Map<string, RegisterRow>, run: CaseRun): JudgedRun {
   const row = rows.get(run.kase.row)!;
   // Not run (its era's prerequisite failed): judgeRuns gives it that prerequisite's verdict.
   if (run.notRun)
     return { run, row, verdict: { status: "skip", reason: run.notRun, checks: [] }, attributed: [] };
   const harnessError = run.harnessError ?? olderEraThanCell(run);
-  if (harnessError) {
-    const tail = run.relayLog
-      ? ` (relay stderr: ${run.relayLog.trim().split("\n").slice(-3).join(" | ")})`
-      : "";
-    return {
-      run,
-      row,
-      verdict: {
-        status: "error",
-        reason: `Harness could not drive the case: ${harnessError}${tail}`,
-        checks: [],
-      },
-      attributed: [],
-    };
-  }
+  if (harnessError) return { run, row, verdict: harnessVerdict(harnessError, run.relayLog), attributed: [] };
   const hasCell = (id: string) => rows.get(id)?.eras.includes(run.era) ?? false;
   const bridging = run.kase.downstreamEra !== undefined && run.kase.downstreamEra !== run.era;
   const cell = { row: row.id, side: caseSide(row, run.kase.side) };
@@ -82,17 +86,7 @@ function judgeOne(rows: Map<string, RegisterRow>, run: CaseRun): JudgedRun {
         ? { row: ADAPTS_ROW, side: "intermediary" }
         : rowForRule(rule, channel, hasCell),
   });
-  const answer = run.kase.answer.action === "accept" ? run.kase.answer.result : undefined;
-  const covers =
-    row.id === COVERAGE_ROW
-      ? violationCoverage(
-          cell.side,
-          run.era,
-          run.observation.sent,
-          answer,
-          run.capabilities as SamplingCapabilities,
-        )
-      : undefined;
+  const covers = row.id === COVERAGE_ROW ? coverageOf(run, cell.side) : undefined;
   return {
     run,
     row,
