@@ -5,12 +5,25 @@ import { defineConfig } from "vitest/config";
  * processes) and `browser` (matrix.html in Debian's chromium). `npm test` runs both; a machine without chromium
  * runs `npx vitest run --project unit` and stays green.
  */
-const shared = { testTimeout: 60_000, hookTimeout: 60_000, pool: "forks" as const };
+const shared = {
+  testTimeout: 60_000,
+  hookTimeout: 60_000,
+  pool: "forks" as const,
+  // Each test file gets its own temporary root, removed after the file (nothing is left in /tmp).
+  setupFiles: ["test/setup/temp.ts"],
+};
 
 export default defineConfig({
   test: {
     projects: [
-      { test: { ...shared, name: "unit", include: ["test/**/*.test.ts"], exclude: ["test/**/*.browser.test.ts"] } },
+      {
+        test: {
+          ...shared,
+          name: "unit",
+          include: ["test/**/*.test.ts"],
+          exclude: ["test/**/*.browser.test.ts"],
+        },
+      },
       { test: { ...shared, name: "browser", include: ["test/**/*.browser.test.ts"] } },
     ],
   },

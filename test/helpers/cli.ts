@@ -38,6 +38,10 @@ export function cli(args: string[], options: { timeoutMs?: number; cwd?: string 
   });
 }
 
+/**
+ * A fresh folder under `tmpdir()`. In a test file that is the file's own temporary root (test/setup/temp.ts), which
+ * is removed with everything in it after the file's tests, so callers need not clean up.
+ */
 export function tempDir(prefix = "mcpx-conform-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
