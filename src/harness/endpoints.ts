@@ -26,11 +26,21 @@ export interface UpstreamEndpoint {
   close(): Promise<void>;
 }
 
-/** stdio: the relay launches an executable shim that pipes to the controller's loopback control channel. */
+/**
+ * stdio: the relay launches an executable shim that pipes to the controller's loopback control channel. The token
+ * that names the session never travels on a command line (anyone can read those in `ps`): it is written to a 0600
+ * file in the session's 0700 temporary folder, and the shim's argv holds only that file's path.
+ */
 export function stdioUpstream(control: ControlServer, token: string, tmp: string): UpstreamEndpoint {
+  const tokenFile = join(tmp, "upstream.token");
+  writeFileSync(tokenFile, token, { mode: 0o600 });
+  chmodSync(tokenFile, 0o600);
   const shim = join(tmp, "upstream");
-  writeFileSync(shim, `#!/bin/sh\nexec '${process.execPath}' '${SHIM}' '${control.address}' '${token}'\n`);
-  chmodSync(shim, 0o755);
+  writeFileSync(
+    shim,
+    `#!/bin/sh\nexec '${process.execPath}' '${SHIM}' '${control.address}' '${tokenFile}'\n`,
+  );
+  chmodSync(shim, 0o700);
   return {
     placeholders: { "upstream.command": shim },
     next: (timeoutMs) => control.next(token, timeoutMs),

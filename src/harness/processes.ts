@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -54,6 +54,8 @@ export function keepTemporaryDirs(keep: boolean): void {
 export function makeTempDir(prefix = "mcpx-conform-"): string {
   hook();
   const dir = mkdtempSync(join(tmpdir(), prefix));
+  // mkdtemp already creates 0700; said outright, since the upstream shim's token file lives here.
+  chmodSync(dir, 0o700);
   dirs.add(dir);
   return dir;
 }

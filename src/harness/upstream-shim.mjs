@@ -3,12 +3,21 @@
 // harness controller's loopback control channel and copies bytes both ways, so that the scripted upstream
 // (which lives in the controller) sees every frame exactly as the relay wrote it. Plain JavaScript with no
 // dependencies so that it starts fast and needs no TypeScript loader.
+// The session's token is read from a private file (never on the command line, which `ps` shows to everyone).
+import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 
-const [address, token] = process.argv.slice(2);
+const [address, tokenFile] = process.argv.slice(2);
 const colon = address?.lastIndexOf(":") ?? -1;
-if (!address || !token || colon < 0) {
-  process.stderr.write("usage: upstream-shim HOST:PORT TOKEN\n");
+if (!address || !tokenFile || colon < 0) {
+  process.stderr.write("usage: upstream-shim HOST:PORT TOKEN_FILE\n");
+  process.exit(2);
+}
+let token;
+try {
+  token = readFileSync(tokenFile, "utf8").trim();
+} catch (error) {
+  process.stderr.write(`upstream-shim: cannot read the token file: ${error.message}\n`);
   process.exit(2);
 }
 const socket = connect({ host: address.slice(0, colon), port: Number(address.slice(colon + 1)) });
