@@ -48,7 +48,7 @@ function normalise(value: unknown): unknown {
 /** Each end's frames in their own order; the two ends' interleaving is arrival order. */
 function byEnd(frames: Array<{ end: string }>): Record<string, unknown[]> {
   const ends: Record<string, unknown[]> = {};
-  for (const frame of frames) (ends[frame.end] ??= []).push(normalise(frame));
+  for (const frame of frames) ends[frame.end] = [...(ends[frame.end] ?? []), normalise(frame)];
   return ends;
 }
 
