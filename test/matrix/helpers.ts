@@ -120,3 +120,57 @@ export function parseXml(xml: string): XmlElement {
 export function descendants(el: XmlElement, name: string): XmlElement[] {
   return el.children.flatMap((c) => [...(c.name === name ? [c] : []), ...descendants(c, name)]);
 }
+
+// ------------------------------------------------------------------ relay-provided strings that try to run
+
+/** Payloads a hostile relay can put in any string it controls: a script element and an attribute breakout. */
+export const PWN_SCRIPT = "<script>window.__pwned=1</script>";
+export const PWN_ATTR = '"><img src=x onerror="window.__pwned=2">';
+const PWN = `${PWN_SCRIPT} ${PWN_ATTR}`;
+
+/** The cell whose relay error message carries the payloads, and the one whose result's model name does. */
+export const PWN_ERROR_CELL = "sampling-client-errors-user-rejected-and-tool-shape|2025-11-25|client";
+export const PWN_MODEL_CELL = "sampling-both-validate-message-content|2025-11-25|server";
+export const PWN_ERROR_CASE = "decline-is-minus-one";
+export const PWN_MODEL_CASE = "result-without-role-refused";
+export const PWN_ERROR_MESSAGE = `client error: ${PWN}`;
+export const PWN_MODEL = `gpt-${PWN}`;
+
+/** Replaces, everywhere under `value`, every error's message and every `model` name with the payloads. */
+function plant(value: unknown, what: "error" | "model"): unknown {
+  if (Array.isArray(value)) return value.map((v) => plant(v, what));
+  if (value === null || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (what === "model" && k === "model" && typeof v === "string") out[k] = PWN_MODEL;
+    else if (what === "error" && k === "error" && v !== null && typeof v === "object" && "message" in v)
+      out[k] = { ...v, message: PWN_ERROR_MESSAGE };
+    else out[k] = plant(v, what);
+  }
+  return out;
+}
+
+/**
+ * The failing fixture, with what a hostile relay controls rewritten: in PWN_ERROR_CELL the relay's error message, in
+ * PWN_MODEL_CELL the model name of the result it delivered, in every frame and observation of the named case's evidence,
+ * and quoted (as the judge quotes them) in that case's reason, its checks and its cell's note.
+ */
+export function relayPayloadFixture(): Fixture {
+  const { file, results, evidences } = structuredClone(fixture("fail"));
+  for (const [key, id, what, quoted] of [
+    [PWN_ERROR_CELL, PWN_ERROR_CASE, "error", `the upstream received error -32603 "${PWN_ERROR_MESSAGE}"`],
+    [PWN_MODEL_CELL, PWN_MODEL_CASE, "model", `the relay delivered a result from model "${PWN_MODEL}"`],
+  ] as const) {
+    const cell = results.cells.find((c) => `${c.row}|${c.era}|${c.side}` === key);
+    const first = cell?.cases.find((c) => c.id === id);
+    if (!cell || !first?.evidence) throw new Error(`fixture has no evidence for ${id} in ${key}`);
+    first.reason = `${first.reason} (${quoted})`;
+    cell.note = quoted;
+    const ev = evidences[first.evidence!]!;
+    ev.frames = plant(ev.frames, what) as typeof ev.frames;
+    ev.observation = plant(ev.observation, what) as typeof ev.observation;
+    ev.verdict.reason = first.reason;
+    ev.verdict.checks = ev.verdict.checks.map((c) => ({ ...c, detail: `${c.detail}; ${quoted}` }));
+  }
+  return { file, results, evidences };
+}

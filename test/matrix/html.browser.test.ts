@@ -9,7 +9,21 @@ import { pathToFileURL } from "node:url";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderHtml } from "../../src/matrix/html.ts";
-import { fixture, loadFixtureRegister, XSS_IMG, XSS_SCRIPT } from "./helpers.ts";
+import {
+  fixture,
+  loadFixtureRegister,
+  PWN_ATTR,
+  PWN_ERROR_CASE,
+  PWN_ERROR_CELL,
+  PWN_ERROR_MESSAGE,
+  PWN_MODEL,
+  PWN_MODEL_CASE,
+  PWN_MODEL_CELL,
+  PWN_SCRIPT,
+  relayPayloadFixture,
+  XSS_IMG,
+  XSS_SCRIPT,
+} from "./helpers.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARGS = [
@@ -159,6 +173,41 @@ describe("matrix.html in chromium", () => {
     expect(await page.locator("script").count()).toBe(4);
     expect(watch.problems).toEqual([]);
     await page.close();
+  });
+
+  it("a relay's error message and a result's model name are shown as text and never run (with and without CSP)", async () => {
+    const { results, evidences } = relayPayloadFixture();
+    const html = renderHtml(results, register, evidences);
+    const noCsp = html.replace(/<meta http-equiv="Content-Security-Policy"[^>]*>/, "");
+    expect(noCsp).not.toContain("Content-Security-Policy");
+    for (const [name, page_html] of [
+      ["pwn.html", html],
+      ["pwn-no-csp.html", noCsp],
+    ] as const) {
+      const { page, watch } = await open(page_html, name);
+      const pwned = () => page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned);
+      expect(await pwned()).toBeUndefined();
+      for (const [cell, id, shown] of [
+        [PWN_ERROR_CELL, PWN_ERROR_CASE, PWN_ERROR_MESSAGE],
+        [PWN_MODEL_CELL, PWN_MODEL_CASE, PWN_MODEL],
+      ] as const) {
+        await page.click(`button.cell[data-cell="${cell}"]`);
+        await page.click(`#v-cases button[data-case="${id}"]`);
+        expect(await page.textContent("#v-case h3")).toContain(id);
+        const text = (await page.textContent("#v-case"))!;
+        // the transcript, the observation, the reason and the checks each show it, as text
+        expect(text.split(shown).length - 1, `${cell}: ${id}`).toBeGreaterThanOrEqual(3);
+        expect(await page.textContent("#v-note")).toContain(shown);
+        expect(text).toContain(PWN_SCRIPT);
+        expect(text).toContain(PWN_ATTR);
+      }
+      await page.waitForTimeout(200);
+      expect(await pwned(), name).toBeUndefined();
+      expect(watch.dialogs).toEqual([]);
+      expect(await page.locator("img").count()).toBe(0);
+      expect(watch.requests).toHaveLength(1);
+      await page.close();
+    }
   });
 
   it("stays safe without its Content-Security-Policy: escaping and textContent alone keep the payload inert", async () => {
