@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Answer } from "../model/case.ts";
 import type { Observation, UpstreamOutcome } from "../model/evidence.ts";
 import type { TargetProfile } from "../model/target.ts";
-import { type Era, isModernEra } from "../validator/eras.ts";
+import { type Era, isModernEra } from "../protocol/eras.ts";
 import { ClientAnswerer } from "./answerer.ts";
 import { type ControlServer, recorded } from "./channels.ts";
 import { launchRelay, openDownstream, type UpstreamEndpoint } from "./endpoints.ts";

@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
 import type { Answer } from "../model/case.ts";
 import type { UpstreamOutcome } from "../model/evidence.ts";
+import { MRTR_ERA } from "../protocol/eras.ts";
+import { CODE, isObject as isJsonObject, META, METHOD } from "../protocol/wire.ts";
 import type { ArmedProbe, HarnessAnswerer, HarnessUpstream } from "./ends.ts";
-import { type JsonRpcId, JsonRpcPeer, type JsonRpcResponse, type LineChannel } from "./jsonrpc-peer.ts";
+import { JsonRpcPeer, type JsonRpcResponse, type LineChannel } from "./jsonrpc-peer.ts";
 import { PROBE_TOOL } from "./upstream.ts";
 
 /**
@@ -13,22 +15,13 @@ import { PROBE_TOOL } from "./upstream.ts";
  * not retry, or retries without the key. Capabilities and the protocol version ride in every request's `_meta`.
  */
 
-export const MODERN_ERA = "2026-07-28";
-export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
-export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
-export const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
-export const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
-/** UnsupportedProtocolVersionError (2026-07-28 schema.ts). */
-export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 /** The inputRequests key the upstream uses unless a case pins one. */
 export const DEFAULT_INPUT_KEY = "mcpx-conform/sample";
 
-const SAMPLING = "sampling/createMessage";
 /** Input rounds the answerer goes through for one call before it gives up on a relay that keeps asking. */
 const MAX_ROUNDS = 4;
 
-const isObject = (v: unknown): v is Record<string, any> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, any> => isJsonObject(v);
 const clip = (s: string, n = 120) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 /** A retry the upstream is waiting for. */
@@ -61,7 +54,7 @@ export class ModernUpstream implements HarnessUpstream {
 
   constructor(channel: LineChannel) {
     this.peer = new JsonRpcPeer(channel, "up-");
-    this.peer.onRequest((method, params, id) => this.handle(method, params, id));
+    this.peer.onRequest((method, params) => this.handle(method, params));
     this.peer.onNotification(() => undefined);
   }
 
@@ -87,33 +80,33 @@ export class ModernUpstream implements HarnessUpstream {
   private noteMeta(params: unknown): void {
     const meta = isObject(params) && isObject(params._meta) ? params._meta : undefined;
     if (!meta) return;
-    if (meta[META_CLIENT_CAPABILITIES] !== undefined) this.declared = meta[META_CLIENT_CAPABILITIES];
-    if (meta[META_PROTOCOL_VERSION] !== undefined) this.declaredVersion = meta[META_PROTOCOL_VERSION];
-    if (meta[META_PROTOCOL_VERSION] === MODERN_ERA) this.negotiated = MODERN_ERA;
+    if (meta[META.clientCapabilities] !== undefined) this.declared = meta[META.clientCapabilities];
+    if (meta[META.protocolVersion] !== undefined) this.declaredVersion = meta[META.protocolVersion];
+    if (meta[META.protocolVersion] === MRTR_ERA) this.negotiated = MRTR_ERA;
   }
 
-  private async handle(method: string, params: any, id: JsonRpcId) {
+  private async handle(method: string, params: any) {
     this.noteMeta(params);
     switch (method) {
       case "server/discover":
-        this.negotiated ??= MODERN_ERA;
+        this.negotiated ??= MRTR_ERA;
         return {
           result: {
             resultType: "complete",
-            supportedVersions: [MODERN_ERA],
+            supportedVersions: [MRTR_ERA],
             capabilities: { tools: {} },
-            _meta: { [META_SERVER_INFO]: { name: "mcpx-conform-upstream", version: "1" } },
+            _meta: { [META.serverInfo]: { name: "mcpx-conform-upstream", version: "1" } },
           },
         };
       case "initialize":
         this.initializeAttempts++;
         return {
           error: {
-            code: UNSUPPORTED_PROTOCOL_VERSION,
+            code: CODE.unsupportedProtocolVersion,
             message:
               "Unsupported protocol version: this server speaks 2026-07-28 only (use server/discover, no initialize)",
             data: {
-              supported: [MODERN_ERA],
+              supported: [MRTR_ERA],
               requested: isObject(params) ? params.protocolVersion : undefined,
             },
           },
@@ -135,13 +128,13 @@ export class ModernUpstream implements HarnessUpstream {
           },
         };
       case "tools/call":
-        return this.call(params, id);
+        return this.call(params);
       default:
         return { error: { code: -32601, message: `Method not found: ${method}` } };
     }
   }
 
-  private call(params: any, id: JsonRpcId) {
+  private call(params: any) {
     if (!isObject(params) || params.name !== PROBE_TOOL) {
       return {
         error: {
@@ -174,7 +167,7 @@ export class ModernUpstream implements HarnessUpstream {
     return {
       result: {
         resultType: "input_required",
-        inputRequests: { [key]: { method: SAMPLING, params: probe.params } },
+        inputRequests: { [key]: { method: METHOD.createMessage, params: probe.params } },
         ...(requestState !== undefined ? { requestState } : {}),
       },
     };
@@ -260,15 +253,15 @@ export class ModernAnswerer implements HarnessAnswerer {
 
   private meta(): Record<string, unknown> {
     return {
-      [META_PROTOCOL_VERSION]: MODERN_ERA,
-      [META_CLIENT_CAPABILITIES]: this.capabilities,
-      [META_CLIENT_INFO]: { name: "mcpx-conform-answerer", version: "1" },
+      [META.protocolVersion]: MRTR_ERA,
+      [META.clientCapabilities]: this.capabilities,
+      [META.clientInfo]: { name: "mcpx-conform-answerer", version: "1" },
     };
   }
 
   private noteShape(result: unknown): void {
     if (isObject(result) && (result.resultType === "complete" || result.resultType === "input_required"))
-      this.negotiated = MODERN_ERA;
+      this.negotiated = MRTR_ERA;
   }
 
   /** server/discover (optional: a relay that does not answer it is not refused for that), then tools/list. */
@@ -280,7 +273,7 @@ export class ModernAnswerer implements HarnessAnswerer {
         Math.min(timeoutMs, 5000),
       );
       const versions = (this.discovered.result as any)?.supportedVersions;
-      if (Array.isArray(versions) && versions.includes(MODERN_ERA)) this.negotiated = MODERN_ERA;
+      if (Array.isArray(versions) && versions.includes(MRTR_ERA)) this.negotiated = MRTR_ERA;
     } catch (error) {
       if (this.peer.closed !== undefined) throw error;
     }
@@ -315,7 +308,7 @@ export class ModernAnswerer implements HarnessAnswerer {
       let sampling = 0;
       for (const [key, request] of Object.entries(requests)) {
         if (!isObject(request)) continue;
-        if (request.method === SAMPLING) {
+        if (request.method === METHOD.createMessage) {
           sampling++;
           this.asked.push(request.params);
           if (this.answer?.action === "accept") {

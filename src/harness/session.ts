@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Answer, Review } from "../model/case.ts";
 import type { Frame, Observation, UpstreamOutcome } from "../model/evidence.ts";
 import type { TargetProfile } from "../model/target.ts";
-import { type Era, isModernEra } from "../validator/eras.ts";
+import { type Era, isModernEra } from "../protocol/eras.ts";
 import { ClientAnswerer } from "./answerer.ts";
 import { type ControlServer, recorded } from "./channels.ts";
 import { launchRelay, openDownstream, type UpstreamEndpoint } from "./endpoints.ts";
@@ -14,7 +14,7 @@ import {
   type ProbeCallEnd,
 } from "./ends.ts";
 import { FrameRecorder } from "./frames.ts";
-import { ModernAnswerer, ModernUpstream } from "./modern.ts";
+import { ModernAnswerer, ModernUpstream } from "./mrtr.ts";
 import { makeTempDir, removeTempDir } from "./processes.ts";
 import { fillPlaceholders, type RelayProcess } from "./relay-process.ts";
 import { Reviewer } from "./reviewer.ts";

@@ -1,14 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { JsonRpcPeer, type LineChannel } from "../../src/harness/jsonrpc-peer.ts";
-import {
-  DEFAULT_INPUT_KEY,
-  META_CLIENT_CAPABILITIES,
-  META_PROTOCOL_VERSION,
-  ModernAnswerer,
-  ModernUpstream,
-} from "../../src/harness/modern.ts";
+import { DEFAULT_INPUT_KEY, ModernAnswerer, ModernUpstream } from "../../src/harness/mrtr.ts";
 import { PROBE_TOOL } from "../../src/harness/upstream.ts";
 import type { UpstreamOutcome } from "../../src/model/evidence.ts";
+import { META } from "../../src/protocol/wire.ts";
 
 /** Two line channels wired to each other in memory (delivery on a later tick, like a pipe). */
 function linePair(): [LineChannel, LineChannel] {
@@ -53,7 +48,7 @@ function rawRelay() {
   return { upstream: new ModernUpstream(a), relay: new JsonRpcPeer(b, "r-") };
 }
 
-const meta = { [META_PROTOCOL_VERSION]: "2026-07-28", [META_CLIENT_CAPABILITIES]: { sampling: {} } };
+const meta = { [META.protocolVersion]: "2026-07-28", [META.clientCapabilities]: { sampling: {} } };
 
 describe("ModernUpstream and ModernAnswerer (2026-07-28)", () => {
   it("complete a round trip: input_required, retry with inputResponses and requestState, result recorded", async () => {
