@@ -260,7 +260,7 @@ function commonParams(era: Era) {
           4,
         )
       : fc.constant(null),
-    task: era === "2025-11-25" ? opt(record({ ttl: fc.nat({ max: 600_000 }) }), 6) : fc.constant(null),
+    task: featuresOf(era).task ? opt(record({ ttl: fc.nat({ max: 600_000 }) }), 6) : fc.constant(null),
   };
 }
 

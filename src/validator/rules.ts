@@ -22,7 +22,7 @@
  * refusing it is again "Invalid params" (-32602); mrtr.mdx "Error Handling" asks for a JSON-RPC error there.
  * SHOULD-level findings are warnings and carry no code (null): nothing is refused for them.
  */
-import { ERAS, type Era } from "../protocol/eras.ts";
+import { ERAS, type Era, eraAtLeast, featuresOf } from "../protocol/eras.ts";
 import type { Level } from "./types.ts";
 
 export type Channel = "request" | "result" | "input-response";
@@ -64,9 +64,9 @@ export interface RuleInfo {
 }
 
 const ALL = ERAS;
-const FROM_2025_11 = ERAS.filter((e) => e >= "2025-11-25");
-const BEFORE_2025_11 = ERAS.filter((e) => e < "2025-11-25");
-const ONLY_2026 = ERAS.filter((e) => e >= "2026-07-28");
+const FROM_2025_11 = ERAS.filter((e) => featuresOf(e).tools);
+const BEFORE_2025_11 = ERAS.filter((e) => !featuresOf(e).tools);
+const ONLY_2026 = ERAS.filter((e) => featuresOf(e).mrtr);
 const REQ: readonly Channel[] = ["request"];
 const RES: readonly Channel[] = ["result", "input-response"];
 const BOTH: readonly Channel[] = ["request", "result", "input-response"];
@@ -404,10 +404,10 @@ function resolve(ref: SourceRef, era: Era): string {
   switch (ref.page) {
     case "sampling":
       // Before 2025-11-25 the page has no tool sections; its data types are the closest statement.
-      return `${SITE}/${era}/client/sampling#${era >= "2025-11-25" ? ref.anchor : (ref.legacyAnchor ?? "data-types")}`;
+      return `${SITE}/${era}/client/sampling#${featuresOf(era).tools ? ref.anchor : (ref.legacyAnchor ?? "data-types")}`;
     case "schema":
       // The site's schema reference exists from 2025-06-18; older revisions are cited by their schema file.
-      return era >= "2025-06-18"
+      return eraAtLeast(era, "2025-06-18")
         ? `${SITE}/${era}/schema#${ref.type.toLowerCase()}`
         : `${REPO}/${era}/schema.ts#${ref.type}`;
     case "mrtr":
