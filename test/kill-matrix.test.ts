@@ -4,7 +4,9 @@
  * - a broken relay survives a cell it must fail (a check is missing or too lax),
  * - a broken relay fails a cell it must pass (a false red: the judge blames the wrong row),
  * - a reference relay fails anything it is run on,
- * - a corpus case is failed by no broken relay (it cannot be shown able to fail) and is not listed `unkillable`.
+ * - a corpus case is failed by no broken relay (it cannot be shown able to fail) and is not listed `unkillable`,
+ * - a hostile relay (targets/hostile/, the `hostile:` list) earns a pass it must not (mustNotPass: its cells may be the
+ *   harness's `error`, never pass or partial), or a working one (stderr flood, ignoring SIGTERM) fails.
  *
  * Cost: one harness run per relay and era group, two at a time (the machine has 2 cores). Each relay runs only the
  * rows its kill-matrix entry names, per era; each reference relay runs every era and row the relays judged
@@ -120,6 +122,7 @@ async function pool<T, R>(items: T[], limit: number, work: (item: T) => Promise<
 
 const referenceName = (target: string) => `reference:${target}`;
 const relays = matrix.relays as BrokenRelay[];
+const hostile = matrix.hostile as BrokenRelay[];
 const jobs: Job[] = [
   ...matrix.references.flatMap((ref) =>
     referenceRuns(
@@ -128,7 +131,7 @@ const jobs: Job[] = [
       relays.filter((r) => kindOf(r.target) === kindOf(ref.target)),
     ).map((run) => ({ name: referenceName(ref.target), target: ref.target, run })),
   ),
-  ...relays.flatMap((relay) =>
+  ...[...relays, ...hostile].flatMap((relay) =>
     relayRuns(matrix, relay).map((run) => ({ name: relay.name, target: relay.target, run })),
   ),
 ];
@@ -189,12 +192,20 @@ describe("kill matrix: every broken relay is caught where it must be, and only t
     }
   });
 
+  it("lists every hostile relay profile under targets/hostile/, each exactly once", () => {
+    const profiles = readdirSync(join(ROOT, "targets/hostile"))
+      .filter((f) => /\.ya?ml$/.test(f))
+      .map((f) => `targets/hostile/${f}`)
+      .sort();
+    expect(hostile.map((r) => r.target).sort()).toEqual(profiles);
+  });
+
   it("names only register rows and corpus cases that exist", () => {
     const rows = new Set(register.rows.map((r) => r.id));
     const cases = new Set(corpus.map((c) => `${c.row}/${c.id}`));
     const problems: string[] = [];
-    for (const relay of relays) {
-      for (const sel of [...relay.mustFail, ...relay.mustPass]) {
+    for (const relay of [...relays, ...hostile]) {
+      for (const sel of [...relay.mustFail, ...relay.mustNotPass, ...relay.mustPass]) {
         if (sel.row !== "*" && !rows.has(sel.row)) problems.push(`${relay.name}: unknown row ${sel.row}`);
         if (sel.era && !relayEras(matrix, relay).includes(sel.era))
           problems.push(`${relay.name}: ${sel.era} is not run`);
@@ -226,6 +237,12 @@ describe("kill matrix: every broken relay is caught where it must be, and only t
       const extra = unlistedFailures(relay, results);
       if (extra.length > 0)
         console.info(`${relay.name} also fails (not listed in the kill matrix): ${extra.join(", ")}`);
+    });
+  }
+
+  for (const relay of hostile) {
+    it(`${relay.name} (hostile): never passes what it must not, passes what it must`, () => {
+      expect(checkRelay(relay, resultsOf(relay.name)), relay.defect).toEqual([]);
     });
   }
 

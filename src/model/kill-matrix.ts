@@ -34,7 +34,13 @@ export const BrokenRelaySchema = z
     /** Eras to run this relay in; default the matrix's `eras`. */
     eras: z.array(EraSchema).min(1).optional(),
     /** Every exercised cell matched must fail (fail or warn; with `cases`, those cases must fail too). */
-    mustFail: z.array(CellSelectorSchema).min(1),
+    mustFail: z.array(CellSelectorSchema).default([]),
+    /**
+     * Every exercised cell matched must be anything but pass or partial (fail, warn, error…; with `cases`, those cases
+     * must have run and not passed): for a relay the harness cannot drive at all (it never starts, never listens),
+     * whose cells are the harness's `error`, which `mustFail` would count as surviving.
+     */
+    mustNotPass: z.array(CellSelectorSchema).default([]),
     /** Every exercised cell matched must pass: the defect stays in its lane (a failure here is a false red). */
     mustPass: z.array(CellSelectorSchema).default([]),
   })
@@ -59,6 +65,12 @@ export const KillMatrixSchema = z
       )
       .min(1),
     relays: z.array(BrokenRelaySchema).min(1),
+    /**
+     * The hostile zoo (targets/hostile/): relays that misbehave as processes (never start, crash, hang, garbage,
+     * wrong ids, HTTP that never listens or drops its stream) or that work but behave badly around the protocol
+     * (stderr floods, ignoring SIGTERM). Held to the same selectors; their kills do not count for the corpus.
+     */
+    hostile: z.array(BrokenRelaySchema).default([]),
     /** Corpus cases no broken relay can fail, each with the reason (reported by the test, never silent). */
     unkillable: z
       .array(
@@ -74,13 +86,33 @@ export const KillMatrixSchema = z
   .strict()
   .superRefine((m, ctx) => {
     const seen = new Set<string>();
-    m.relays.forEach((r, i) => {
-      if (seen.has(r.name))
-        ctx.addIssue({ code: "custom", path: ["relays", i, "name"], message: `duplicate relay '${r.name}'` });
-      seen.add(r.name);
-    });
+    for (const list of ["relays", "hostile"] as const)
+      m[list].forEach((r, i) => {
+        if (seen.has(r.name))
+          ctx.addIssue({ code: "custom", path: [list, i, "name"], message: `duplicate relay '${r.name}'` });
+        seen.add(r.name);
+        if (list === "relays" && r.mustFail.length + r.mustNotPass.length === 0)
+          ctx.addIssue({
+            code: "custom",
+            path: [list, i, "mustFail"],
+            message: "expected at least one mustFail or mustNotPass selector (what the defect must fail)",
+          });
+        if (list === "hostile" && r.mustFail.length + r.mustNotPass.length + r.mustPass.length === 0)
+          ctx.addIssue({
+            code: "custom",
+            path: [list, i, "mustNotPass"],
+            message: "expected at least one mustFail, mustNotPass or mustPass selector",
+          });
+      });
   });
 export type KillMatrix = z.infer<typeof KillMatrixSchema>;
+
+/** Every selector of a relay's entry. */
+const selectorsOf = (r: Pick<BrokenRelay, "mustFail" | "mustNotPass" | "mustPass">): CellSelector[] => [
+  ...r.mustFail,
+  ...r.mustNotPass,
+  ...r.mustPass,
+];
 
 /** A case status that shows the harness caught something (warn: a SHOULD row reported, not excused). */
 export const isKill = (status: CaseStatus | Cell["status"]): boolean =>
@@ -126,7 +158,7 @@ function groupRuns(
  * trip always runs too), so a relay whose defect shows in one era's rows does not pay for every row everywhere.
  */
 export function relayRuns(matrix: KillMatrix, relay: BrokenRelay): PlannedRun[] {
-  const selectors = [...relay.mustFail, ...relay.mustPass];
+  const selectors = selectorsOf(relay);
   return groupRuns(relayEras(matrix, relay).map((era) => ({ era, rows: rowsFor(selectors, era) })));
 }
 
@@ -144,7 +176,7 @@ export function referenceRuns(
   const perEra = eras.map((era) => {
     const sets = judgedBy
       .filter((r) => relayEras(matrix, r).includes(era))
-      .map((r) => rowsFor([...r.mustFail, ...r.mustPass], era));
+      .map((r) => rowsFor(selectorsOf(r), era));
     const rows = sets.some((x) => x === undefined)
       ? undefined
       : [...new Set(sets.flatMap((x) => x ?? []))].sort();
@@ -207,7 +239,7 @@ function caseReasons(cell: Cell, onlyNotPassing = false): string {
 export function checkRelay(relay: BrokenRelay, results: Results): string[] {
   const problems: string[] = [];
   /** The cells a selector names; none is itself a problem (a stale kill matrix, or the cases are gone). */
-  const exercised = (sel: CellSelector, verb: "fail" | "pass"): Cell[] => {
+  const exercised = (sel: CellSelector, verb: "fail" | "pass" | "not pass"): Cell[] => {
     const cells = selectCells(results, sel);
     if (cells.length === 0)
       problems.push(
@@ -233,9 +265,28 @@ export function checkRelay(relay: BrokenRelay, results: Results): string[] {
       }
     }
   }
+  for (const sel of relay.mustNotPass) {
+    const cells = exercised(sel, "not pass");
+    for (const cell of cells)
+      if (cell.status === "pass" || cell.status === "partial")
+        problems.push(
+          `passed ${cellName(cell)}: the cell is ${cell.status}, but this relay must never pass it`,
+        );
+    for (const id of sel.cases ?? []) {
+      const found = cells.flatMap((c) => c.cases.filter((k) => k.id === id).map((k) => ({ cell: c, k })));
+      if (cells.length > 0 && found.length === 0)
+        problems.push(`must not pass case ${id} in ${describe(sel)}, but it did not run`);
+      for (const { cell, k } of found)
+        if (k.status === "pass" || k.status === "skip")
+          problems.push(`case ${id} in ${cellName(cell)} is ${k.status}, but this relay must never pass it`);
+    }
+  }
   for (const sel of relay.mustPass) {
     // "*" in mustPass means every exercised cell but those the defect must fail: "fails this, nothing else".
-    const cells = sel.row === "*" ? selectCells(results, sel, relay.mustFail) : exercised(sel, "pass");
+    const cells =
+      sel.row === "*"
+        ? selectCells(results, sel, [...relay.mustFail, ...relay.mustNotPass])
+        : exercised(sel, "pass");
     if (cells.length === 0) continue;
     for (const cell of cells) {
       if (!passedWhatRan(cell)) {
@@ -292,7 +343,7 @@ export function caseKills(
 
 /** Cells a relay failed that its kill-matrix entry does not mention (informational: collateral kills). */
 export function unlistedFailures(relay: BrokenRelay, results: Results): string[] {
-  const listed = [...relay.mustFail, ...relay.mustPass];
+  const listed = selectorsOf(relay);
   return selectCells(results, { row: "*" }, listed)
     .filter((c) => isKill(c.status))
     .map(cellName);

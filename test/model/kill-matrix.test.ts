@@ -41,6 +41,7 @@ const relay = (over: Partial<BrokenRelay>): BrokenRelay => ({
   target: "targets/broken/r.yaml",
   defect: "d",
   mustFail: [{ row: "sampling-a" }],
+  mustNotPass: [],
   mustPass: [],
   ...over,
 });
@@ -140,6 +141,62 @@ describe("checkRelay", () => {
     expect(unlistedFailures(relay({ mustFail: [{ row: "sampling-a" }] }), run)).toEqual([
       "sampling-b/server@2025-11-25",
     ]);
+  });
+});
+
+describe("mustNotPass: a relay the harness cannot drive (hostile) must never earn a pass", () => {
+  const partial = cell("sampling-f", "2025-11-25", "partial", [
+    ["f1", "pass"],
+    ["f2", "skip"],
+  ]);
+  const hostileRun = results([...run.cells, partial]);
+
+  it("accepts error, fail and warn cells; a pass or partial cell, or a listed case that passed, is a problem", () => {
+    const nonPassing = [{ row: "sampling-a" }, { row: "sampling-b" }, { row: "sampling-e", cases: ["e1"] }];
+    expect(checkRelay(relay({ mustFail: [], mustNotPass: nonPassing }), hostileRun)).toEqual([]);
+    expect(
+      checkRelay(
+        relay({
+          mustFail: [],
+          mustNotPass: [
+            { row: "sampling-c" },
+            { row: "sampling-f" },
+            { row: "sampling-a", cases: ["a2", "a9"] },
+            { row: "sampling-d" },
+          ],
+        }),
+        hostileRun,
+      ),
+    ).toEqual([
+      "passed sampling-c/client@2025-11-25: the cell is pass, but this relay must never pass it",
+      "passed sampling-f/client@2025-11-25: the cell is partial, but this relay must never pass it",
+      "case a2 in sampling-a/client@2025-11-25 is pass, but this relay must never pass it",
+      "must not pass case a9 in sampling-a cases a2, a9, but it did not run",
+      "must not pass sampling-d, but no such cell was exercised (stale kill matrix, or the cases are gone)",
+    ]);
+    // "*" selects every exercised cell, so one pass anywhere is caught.
+    expect(checkRelay(relay({ mustFail: [], mustNotPass: [{ row: "*" }] }), hostileRun)).toHaveLength(2);
+  });
+
+  it("runs the rows it names, counts as listed, and a broken relay needs mustFail or mustNotPass", () => {
+    const r = relay({ mustFail: [], mustNotPass: [{ row: "sampling-e" }] });
+    expect(relayRuns(matrix([r]), r)).toEqual([{ eras: ["2025-11-25"], rows: ["sampling-e"] }]);
+    expect(unlistedFailures(relay({ mustFail: [], mustNotPass: [{ row: "sampling-b" }] }), run)).toEqual([
+      "sampling-a/client@2025-11-25",
+    ]);
+    expect(() => matrix([relay({ mustFail: [] })])).toThrow(/at least one mustFail or mustNotPass/);
+    const m = KillMatrixSchema.parse({
+      eras: ["2025-11-25"],
+      references: [{ target: "targets/reference.yaml" }],
+      relays: [relay({})],
+      hostile: [
+        { name: "h", target: "targets/hostile/h.yaml", defect: "d", mustNotPass: [{ row: "sampling-a" }] },
+      ],
+    });
+    expect(m.hostile[0]!.mustFail).toEqual([]);
+    expect(() => KillMatrixSchema.parse({ ...m, hostile: [{ ...m.hostile[0]!, name: "r" }] })).toThrow(
+      /duplicate relay 'r'/,
+    );
   });
 });
 
