@@ -6,6 +6,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { debug } from "./debug.ts";
 import type { HttpTransport } from "./http-upstream.ts";
 import type { LineChannel } from "./jsonrpc-peer.ts";
+import { LISTEN_POLL_MS, TERMINATE_SESSION_MS } from "./waits.ts";
 
 /**
  * Polls until something accepts TCP connections at the URL's host and port, at most `timeoutMs` (bounded: one
@@ -31,7 +32,7 @@ export async function waitForPort(
       socket.once("error", () => resolve(false));
     });
     if (open) return;
-    await sleep(50);
+    await sleep(LISTEN_POLL_MS);
   }
   throw new Error(`the relay did not listen on ${host}:${port} within ${timeoutMs} ms`);
 }
@@ -135,7 +136,7 @@ export async function httpDownstreamChannel(
       closedReason ??= "the harness closed the downstream session";
       if (client instanceof StreamableHTTPClientTransport) {
         // DELETE the session (a stateful relay frees what it holds for it), but never wait long on a stuck relay.
-        await Promise.race([client.terminateSession().catch(() => undefined), sleep(1000)]);
+        await Promise.race([client.terminateSession().catch(() => undefined), sleep(TERMINATE_SESSION_MS)]);
       }
       await client.close().catch(() => undefined);
     },

@@ -11,8 +11,17 @@ import { FrameRecorder } from "./frames.ts";
 import { withCanary } from "./instantiate.ts";
 import { makeTempDir, removeTempDir } from "./processes.ts";
 import { fillPlaceholders, type RelayProcess } from "./relay-process.ts";
-import type { CaseRunOutput } from "./session.ts";
+import { type CaseRunOutput, upstreamWaitMs } from "./session.ts";
 import { type Probe, ScriptedUpstream } from "./upstream.ts";
+import {
+  ASKER_ANSWER_POLL_MS,
+  ASKER_ANSWER_WAIT_MS,
+  CALL_END_GRACE_MS,
+  ISOLATION_STOP_GRACE_MS,
+  OUTCOME_GRACE_MS,
+  PROBE_CALL_SLACK_MS,
+  UPSTREAM_POLL_MS,
+} from "./waits.ts";
 
 /**
  * Session isolation (cases with `sessions: 2`): one relay, two downstream client sessions A and B on it. A calls
@@ -55,11 +64,6 @@ export interface IsolationRunInput {
   /** Session B's answer. */
   bystander: Answer;
 }
-
-/** How often the runner looks for one more upstream connection (stateful relays open one per session). */
-const UPSTREAM_POLL_MS = 200;
-/** SIGTERM → SIGKILL grace for the case's own relay process. */
-const STOP_GRACE_MS = 300;
 
 // Long: one relay, two sessions and their shared upstream, set up, raced and reaped in one visible order.
 export async function runIsolationCase(
@@ -146,7 +150,7 @@ export async function runIsolationCase(
   if (outcome.kind === "broken" && relay?.stderr) output.relayLog = relay.stderr.slice(-2000);
   // This relay served one case only: close both sessions at once and give it little grace before the kill.
   await Promise.all(closers.map((close) => close().catch(() => undefined)));
-  await relay?.stop(STOP_GRACE_MS);
+  await relay?.stop(ISOLATION_STOP_GRACE_MS);
   await endpoint?.close().catch(() => undefined);
   removeTempDir(tmp);
   return output;
@@ -171,7 +175,7 @@ async function probeOnce(
   const probe: Probe = {
     caseKey: input.caseKey,
     params: input.params,
-    waitMs: Math.max(500, profile.caseTimeoutMs - 500),
+    waitMs: upstreamWaitMs(profile.caseTimeoutMs),
     done: (o) => {
       if (settled) return;
       settled = true;
@@ -180,23 +184,23 @@ async function probeOnce(
   };
   setProbe(probe);
   for (const upstream of upstreams) upstream.arm(probe);
-  const raced = callProbeAndRace(asker, input.caseKey, profile.caseTimeoutMs + 1000, outcomeP);
+  const raced = callProbeAndRace(asker, input.caseKey, profile.caseTimeoutMs + PROBE_CALL_SLACK_MS, outcomeP);
   const callP = raced.call;
   const first = await raced.first;
   if ("outcome" in first) {
-    await Promise.race([callP, sleep(2000)]);
+    await Promise.race([callP, sleep(CALL_END_GRACE_MS)]);
     // A's answer is slow on purpose: let it finish (bounded), so that the verdict compares the two answers.
     for (
       let waited = 0;
-      asker.asked.length > 0 && asker.answered === undefined && waited < 1000;
-      waited += 50
+      asker.asked.length > 0 && asker.answered === undefined && waited < ASKER_ANSWER_WAIT_MS;
+      waited += ASKER_ANSWER_POLL_MS
     ) {
-      await sleep(50);
+      await sleep(ASKER_ANSWER_POLL_MS);
     }
     return first.outcome;
   }
   // The probe call ended first: give the upstream a moment, else the sampling round never completed.
-  const late = await Promise.race([outcomeP, sleep(300).then(() => undefined)]);
+  const late = await Promise.race([outcomeP, sleep(OUTCOME_GRACE_MS).then(() => undefined)]);
   if (late) return late;
   const call = first.call;
   const how =

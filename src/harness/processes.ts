@@ -8,8 +8,8 @@ import { join } from "node:path";
  * so a terminal's Ctrl-C never reaches them: the harness reaps them itself, on every way out.
  */
 
-/** How long a relay has to exit after SIGTERM before its whole process group gets SIGKILL. */
-export const KILL_GRACE_MS = 1500;
+/** How long a relay has to exit after SIGTERM before its whole process group gets SIGKILL (see waits.ts). */
+export { KILL_GRACE_MS } from "./waits.ts";
 
 const groups = new Set<number>();
 const dirs = new Set<string>();

@@ -1,5 +1,6 @@
 import type { Answer, Review } from "../model/case.ts";
 import type { FrameRecorder } from "./frames.ts";
+import { REVIEW_LONG_POLL_MS, REVIEW_POLL_MS, REVIEW_REQUEST_TIMEOUT_MS } from "./waits.ts";
 
 /** What the harness reviewer saw on the relay's review surface and what it decided. */
 export interface ReviewRecord {
@@ -11,19 +12,23 @@ export interface ReviewRecord {
   status?: number;
 }
 
-const POLL_MS = 20;
-
 /**
- * The harness as the person (or agent) at a relay's review surface: it polls the questions, records exactly
+ * The harness as the person (or agent) at a relay's review surface: it watches the questions, records exactly
  * what each one showed, and decides as the case scripts it. With no script it approves a request when a model
  * is connected downstream (so that plain cases run unchanged) and otherwise answers as the case's answer says.
+ *
+ * It is told of a new question by the surface: a long poll (`GET /questions?wait=…&since=V`, answered when a
+ * question opens or closes) on a surface that announces it (the `x-questions-version` header); a surface without it
+ * is polled every REVIEW_POLL_MS.
  */
 export class Reviewer {
   private review: Review | undefined;
   private answer: Answer | undefined;
   private handled = new Set<string>();
-  private timer: NodeJS.Timeout | undefined;
-  private busy = false;
+  /** The watch loop runs; aborting ends it and any long poll in flight. */
+  private watching: AbortController | undefined;
+  /** The surface's question version at the last poll (undefined: not known, or no long polling). */
+  private version: string | undefined;
   records: ReviewRecord[] = [];
   /** The result the reviewer supplied itself (a direct or replacing answer), if any. */
   answered: unknown;
@@ -39,19 +44,31 @@ export class Reviewer {
     this.answer = answer;
     this.records = [];
     this.answered = undefined;
-    this.timer ??= setInterval(() => void this.poll(), POLL_MS);
+    if (!this.watching) {
+      this.watching = new AbortController();
+      void this.watch(this.watching.signal);
+    }
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.watching?.abort();
+    this.watching = undefined;
+  }
+
+  /** Polls until stopped: a long poll when the surface supports it, else a short poll every REVIEW_POLL_MS. */
+  private async watch(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      const longPoll = await this.poll(signal);
+      if (!longPoll && !signal.aborted) await new Promise((r) => setTimeout(r, REVIEW_POLL_MS));
+    }
   }
 
   private async http(
     method: string,
     path: string,
     body?: unknown,
-  ): Promise<{ status: number; json: unknown }> {
+    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<{ status: number; json: unknown; version: string | null }> {
     const text = body === undefined ? undefined : JSON.stringify(body);
     if (text !== undefined)
       this.recorder?.record("review", "to-relay", JSON.stringify({ method, path, body }));
@@ -59,7 +76,10 @@ export class Reviewer {
       method,
       headers: text === undefined ? {} : { "content-type": "application/json" },
       body: text,
-      signal: AbortSignal.timeout(2000),
+      signal: AbortSignal.any([
+        AbortSignal.timeout(options.timeoutMs ?? REVIEW_REQUEST_TIMEOUT_MS),
+        ...(options.signal ? [options.signal] : []),
+      ]),
     });
     const raw = await response.text();
     let json: unknown = raw;
@@ -71,7 +91,7 @@ export class Reviewer {
     if (
       text !== undefined ||
       method !== "GET" ||
-      path !== "/questions" ||
+      !path.startsWith("/questions") ||
       (Array.isArray(json) && json.length > 0)
     ) {
       this.recorder?.record(
@@ -80,24 +100,34 @@ export class Reviewer {
         JSON.stringify({ status: response.status, path, body: json }),
       );
     }
-    return { status: response.status, json };
+    return { status: response.status, json, version: response.headers.get("x-questions-version") };
   }
 
-  private async poll(): Promise<void> {
-    if (this.busy) return;
-    this.busy = true;
+  /** One look at the questions (deciding the new ones); true when it was a long poll the surface honoured. */
+  private async poll(signal: AbortSignal): Promise<boolean> {
+    const since = this.version;
+    const path =
+      since === undefined
+        ? "/questions"
+        : `/questions?wait=${REVIEW_LONG_POLL_MS}&since=${encodeURIComponent(since)}`;
     try {
-      const { json } = await this.http("GET", "/questions");
+      const { json, version } = await this.http("GET", path, undefined, {
+        signal,
+        timeoutMs:
+          since === undefined ? REVIEW_REQUEST_TIMEOUT_MS : REVIEW_LONG_POLL_MS + REVIEW_REQUEST_TIMEOUT_MS,
+      });
+      this.version = version ?? undefined;
       for (const q of Array.isArray(json) ? (json as Array<Record<string, unknown>>) : []) {
         const key = `${q.id}/${q.stage}`;
         if (this.handled.has(key)) continue;
         this.handled.add(key);
         await this.decide(q);
       }
+      return since !== undefined && version !== null;
     } catch {
       // the surface is not up yet, or the relay is gone: the case's own deadline decides
-    } finally {
-      this.busy = false;
+      this.version = undefined;
+      return false;
     }
   }
 

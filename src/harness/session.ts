@@ -19,6 +19,15 @@ import { makeTempDir, removeTempDir } from "./processes.ts";
 import { fillPlaceholders, type RelayProcess } from "./relay-process.ts";
 import { Reviewer } from "./reviewer.ts";
 import { ScriptedUpstream } from "./upstream.ts";
+import {
+  CALL_END_GRACE_MS,
+  MRTR_DEADLINE_SLACK_MS,
+  MRTR_SETTLE_MS,
+  OUTCOME_GRACE_MS,
+  PROBE_CALL_SLACK_MS,
+  UPSTREAM_WAIT_MARGIN_MS,
+  UPSTREAM_WAIT_MIN_MS,
+} from "./waits.ts";
 
 export interface SessionOptions {
   profile: TargetProfile;
@@ -57,13 +66,15 @@ export interface CaseRunOutput {
  * its answer deadline passes (retry without the key, or — a defect — with a stand-in answer): wait that deadline
  * (the profile's answerTimeoutMs) plus slack, capped by the case's wait.
  */
-const MODERN_SETTLE_MS = 500;
-const MODERN_DEADLINE_SLACK_MS = 300;
-
 function modernSettleMs(asked: boolean, answerTimeoutMs: number, waitMs: number): number {
   return asked
-    ? Math.min(waitMs, Math.max(MODERN_SETTLE_MS, answerTimeoutMs + MODERN_DEADLINE_SLACK_MS))
-    : MODERN_SETTLE_MS;
+    ? Math.min(waitMs, Math.max(MRTR_SETTLE_MS, answerTimeoutMs + MRTR_DEADLINE_SLACK_MS))
+    : MRTR_SETTLE_MS;
+}
+
+/** How long the harness upstream waits for its answer in a case: the case's timeout less a margin, so it decides first. */
+export function upstreamWaitMs(caseTimeoutMs: number): number {
+  return Math.max(UPSTREAM_WAIT_MIN_MS, caseTimeoutMs - UPSTREAM_WAIT_MARGIN_MS);
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -231,7 +242,7 @@ export class RelaySession {
   async runCase(input: CaseRunInput): Promise<CaseRunOutput> {
     const { profile } = this.options;
     const start = this.recorder.mark();
-    const waitMs = Math.max(500, profile.caseTimeoutMs - 500);
+    const waitMs = upstreamWaitMs(profile.caseTimeoutMs);
     this.answerer.script(input.answer);
     this.reviewer?.script(input.review, input.answer);
     let upstream: HarnessUpstream | undefined;
@@ -247,12 +258,17 @@ export class RelaySession {
         settle = r;
       });
       upstream.arm({ caseKey: input.caseKey, params: input.params, waitMs, done: settle, mrtr: input.mrtr });
-      const raced = callProbeAndRace(this.answerer, input.caseKey, profile.caseTimeoutMs + 1000, outcomeP);
+      const raced = callProbeAndRace(
+        this.answerer,
+        input.caseKey,
+        profile.caseTimeoutMs + PROBE_CALL_SLACK_MS,
+        outcomeP,
+      );
       const callP = raced.call;
       const first = await raced.first;
       if ("outcome" in first) {
         outcome = first.outcome;
-        await Promise.race([callP, sleep(2000)]);
+        await Promise.race([callP, sleep(CALL_END_GRACE_MS)]);
       } else {
         outcome = await this.outcomeAfterCall(upstream, first.call, outcomeP, waitMs);
       }
@@ -280,7 +296,7 @@ export class RelaySession {
       ? modernSettleMs(this.answerer.asked.length > 0, profile.answerTimeoutMs, waitMs)
       : 0;
     upstream.settle?.(graceMs);
-    const late = await Promise.race([outcomeP, sleep(graceMs + 300).then(() => undefined)]);
+    const late = await Promise.race([outcomeP, sleep(graceMs + OUTCOME_GRACE_MS).then(() => undefined)]);
     if (late) return late;
     upstream.arm(undefined);
     const how =

@@ -8,7 +8,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
  * application: "review sampling requests", "view and edit prompts before sending", "present generated responses
  * for review before delivery", with the ability to deny.
  *
- *   GET  /v1/questions                 pending questions (newest last)
+ *   GET  /v1/questions                 pending questions (newest last); the `x-questions-version` header
+ *                                      counts every question opened or closed so far
+ *   GET  /v1/questions?wait=MS[&since=V]  long poll: when nothing changed since version V (without `since`: when
+ *                                      no question is pending), answer once a question opens or closes, or
+ *                                      after MS (at most 60000); otherwise at once, as without `wait`
  *   GET  /v1/questions/:id             one question
  *   POST /v1/questions/:id/approve     request stage: body {} or {"params": edited}; response stage: body {}
  *   POST /v1/questions/:id/answer      body {"result": CreateMessageResult}: answer (or replace the response)
@@ -57,10 +61,40 @@ interface Open {
   check: DecisionCheck;
 }
 
+/** The longest a long poll (`GET /v1/questions?wait=`) is held. */
+const MAX_LONG_POLL_MS = 60_000;
+
 export class ReviewSurface {
   private readonly questions = new Map<string, Open>();
   private server: Server | undefined;
+  /** Bumped whenever a question opens or closes; long polls wait for it to move. */
+  private version = 0;
+  private readonly waiters = new Set<() => void>();
+  /** Closing: answers carry `connection: close`, so a woken long poll does not hold the server open. */
+  private closing = false;
   port = 0;
+
+  private changed(): void {
+    this.version++;
+    for (const wake of [...this.waiters]) wake();
+  }
+
+  /** Resolves once the version moves past `since`, after `ms`, when the caller hangs up, or when the surface closes. */
+  private async waitForChange(since: number, ms: number, res: ServerResponse): Promise<void> {
+    if (this.version !== since) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(done);
+        res.off("close", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      this.waiters.add(done);
+      res.once("close", done);
+    });
+  }
 
   async listen(port: number): Promise<void> {
     this.server = createServer((req, res) => void this.route(req, res));
@@ -113,7 +147,7 @@ export class ReviewSurface {
     const decision = new Promise<Decision | undefined>((resolve) => {
       const timer = setTimeout(
         () => {
-          this.questions.delete(id);
+          if (this.questions.delete(id)) this.changed();
           resolve(undefined);
         },
         Math.max(0, input.deadline - Date.now()),
@@ -123,10 +157,11 @@ export class ReviewSurface {
         check: input.check,
         resolve: (d) => {
           clearTimeout(timer);
-          this.questions.delete(id);
+          if (this.questions.delete(id)) this.changed();
           resolve(d);
         },
       });
+      this.changed();
     });
     return { id, decision };
   }
@@ -138,6 +173,9 @@ export class ReviewSurface {
 
   async close(): Promise<void> {
     for (const id of [...this.questions.keys()]) this.withdraw(id);
+    // Long polls in flight answer now (the server waits for open requests before it closes).
+    this.closing = true;
+    for (const wake of [...this.waiters]) wake();
     await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
   }
 
@@ -149,11 +187,7 @@ export class ReviewSurface {
       res.end(JSON.stringify(body));
     };
     if (parts[0] !== "v1" || parts[1] !== "questions") return send(404, { error: "not found" });
-    if (req.method === "GET" && parts.length === 2)
-      return send(
-        200,
-        [...this.questions.values()].map((q) => q.view),
-      );
+    if (req.method === "GET" && parts.length === 2) return this.list(url, res);
     const open = parts[2] ? this.questions.get(parts[2]) : undefined;
     if (!open) return send(404, { error: `no pending question ${parts[2] ?? ""}` });
     if (req.method === "GET" && parts.length === 3) return send(200, open.view);
@@ -191,6 +225,22 @@ export class ReviewSurface {
     if (problem) return send(422, { error: problem });
     open.resolve(decision);
     return send(200, { ok: true });
+  }
+
+  /** `GET /v1/questions`, long-polled when `?wait=` asks for it. */
+  private async list(url: URL, res: ServerResponse): Promise<void> {
+    const wait = Math.min(MAX_LONG_POLL_MS, Math.max(0, Number(url.searchParams.get("wait")) || 0));
+    const sinceParam = url.searchParams.get("since");
+    const since = sinceParam === null ? undefined : Number(sinceParam);
+    if (wait > 0 && (since !== undefined ? since === this.version : this.questions.size === 0))
+      await this.waitForChange(this.version, wait, res);
+    if (res.destroyed) return;
+    res.writeHead(200, {
+      "content-type": "application/json",
+      "x-questions-version": String(this.version),
+      ...(this.closing ? { connection: "close" } : {}),
+    });
+    res.end(JSON.stringify([...this.questions.values()].map((q) => q.view)));
   }
 }
 

@@ -1,0 +1,71 @@
+/**
+ * Every fixed wait of the harness, in one place, each with its reason. Where the protocol gives a signal (a
+ * response, a retry, a closed stream, the relay's own expiry) the harness moves on at that signal; these are the
+ * waits that remain, for things that have no signal (silence is the only refusal in 2026-07-28; a relay that never
+ * answers gives nothing to wait for but a clock).
+ *
+ * All of them are scaled by one factor, `MCPX_CONFORM_TIME_SCALE` (default 1): on a slow or loaded machine set it to
+ * 2 or 3 and every settle, grace and bound below grows with it. A value that is not a positive number is ignored
+ * (1). The profile's own deadlines (startupTimeoutMs, caseTimeoutMs, answerTimeoutMs) are the target's figures and
+ * are not scaled.
+ */
+
+/** The factor every wait below is multiplied by: `MCPX_CONFORM_TIME_SCALE`, a positive number, default 1. */
+export function timeScale(value: string | undefined = process.env.MCPX_CONFORM_TIME_SCALE): number {
+  const n = Number(value);
+  return value !== undefined && value.trim() !== "" && Number.isFinite(n) && n > 0 ? n : 1;
+}
+
+const SCALE = timeScale();
+const scaled = (ms: number) => Math.round(ms * SCALE);
+
+// --- one case through a relay session (session.ts) ---
+
+/** 2026-07-28: after the answerer's call ended with no question shown, how long the upstream still waits for a retry (a relay that refused before asking has nothing pending). */
+export const MRTR_SETTLE_MS = scaled(500);
+/** 2026-07-28: after a question was shown, the slack on top of the profile's answerTimeoutMs for a relay acting on its own deadline. */
+export const MRTR_DEADLINE_SLACK_MS = scaled(300);
+/** Once the upstream has its outcome, how long the probe tool call may still take to end (its frames belong in the evidence). */
+export const CALL_END_GRACE_MS = scaled(2_000);
+/** Once the probe call ended first, how long the upstream's outcome may still take to arrive (it crosses another pipe). */
+export const OUTCOME_GRACE_MS = scaled(300);
+/** The upstream waits the case's caseTimeoutMs less this margin for its answer, so it decides before the call times out. */
+export const UPSTREAM_WAIT_MARGIN_MS = 500;
+/** The shortest the upstream ever waits for its answer (a profile with a tiny caseTimeoutMs). */
+export const UPSTREAM_WAIT_MIN_MS = scaled(500);
+/** The answerer's probe call may take caseTimeoutMs plus this before the harness stops waiting for its response. */
+export const PROBE_CALL_SLACK_MS = scaled(1_000);
+
+// --- bounds (controller.ts, processes.ts): never waited out by a working relay ---
+
+/** On top of caseTimeoutMs, what one case may take before the relay is deemed to have stopped answering: the waits above plus margin. */
+export const CASE_SLACK_MS = scaled(3_000);
+/** How long a relay has to exit after SIGTERM before its whole process group gets SIGKILL. */
+export const KILL_GRACE_MS = scaled(1_500);
+
+// --- two-session cases (isolation.ts) ---
+
+/** How often the isolation runner looks for one more upstream connection (stateful relays open one per session). */
+export const UPSTREAM_POLL_MS = scaled(200);
+/** SIGTERM → SIGKILL grace for an isolation case's own relay (it served one case; nothing to flush). */
+export const ISOLATION_STOP_GRACE_MS = scaled(300);
+/** After the upstream's outcome, how long the asker's deliberately slow answer may take to be sent, so both answers are compared. */
+export const ASKER_ANSWER_WAIT_MS = scaled(1_000);
+/** How often the isolation runner looks whether the asker has answered (the answerer has no event for it). */
+export const ASKER_ANSWER_POLL_MS = scaled(50);
+
+// --- review surface (reviewer.ts) ---
+
+/** How long one long poll of the review surface (`GET /questions?wait=`) may hold before it is renewed. */
+export const REVIEW_LONG_POLL_MS = scaled(10_000);
+/** A review surface without long polling (it answers at once, no version header) is polled this often. */
+export const REVIEW_POLL_MS = scaled(20);
+/** Any other review-surface request (a decision, a plain poll) that takes longer than this is abandoned. */
+export const REVIEW_REQUEST_TIMEOUT_MS = scaled(2_000);
+
+// --- HTTP transports (http-downstream.ts) ---
+
+/** How often start-up tries to connect to a relay's HTTP port until it listens. */
+export const LISTEN_POLL_MS = scaled(50);
+/** Closing an HTTP session: how long the DELETE (session termination) may take on a stuck relay. */
+export const TERMINATE_SESSION_MS = scaled(1_000);
