@@ -66,6 +66,10 @@ export function register(program: Command, setExit: SetExit): void {
     .option("--baseline <file>", "expected failures (YAML): baselined cells do not fail the run")
     .option("--fuzz <runs>", "also fuzz differentially: this many generated exchanges per era")
     .option("--shard <i/n>", "run only slice i of n (balanced by expected duration); combine with merge")
+    .option(
+      "--concurrency <n>",
+      "session groups run at the same time (default: the machine's parallelism, at least 2; 1: one by one)",
+    )
     .option("--bail", "stop at the first failing cell (the cases not run are recorded as skipped)")
     .option("--quiet", "print only the summary line")
     .option("--keep", "keep the relays' temporary folders (listed at the end)")

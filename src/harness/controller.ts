@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import type { Answer } from "../model/case.ts";
 import type { CaseRun } from "../model/case-run.ts";
 import type { LoadedCase } from "../model/load.ts";
@@ -8,6 +9,7 @@ import { canaryFor, withCanary } from "./instantiate.ts";
 import { bystanderAnswer, runIsolationCase } from "./isolation.ts";
 import { KILL_GRACE_MS } from "./processes.ts";
 import { type CaseRunOutput, RelaySession, SessionStartError } from "./session.ts";
+import { CASE_SLACK_MS } from "./waits.ts";
 
 export type { CaseRun } from "../model/case-run.ts";
 
@@ -25,6 +27,13 @@ export interface RunPlan {
   skip?: (item: { kase: LoadedCase; era: Era }) => string | undefined;
   /** Aborting stops the run: the case running is abandoned (its relay reaped), the rest are recorded as not run. */
   signal?: AbortSignal;
+  /** How many session groups (or two-session cases) run at the same time; default 1 (one after another). */
+  concurrency?: number;
+  /**
+   * The era's prerequisite cases (the round trip): each era's other cases start only once every one of these has
+   * ended, so the skip hook can act on its verdict. Plans put them first in their era.
+   */
+  prerequisite?: (item: { kase: LoadedCase; era: Era }) => boolean;
 }
 
 /** A session group gets its relay started at most this many times (the first start and one reopen). */
@@ -32,9 +41,9 @@ export const MAX_STARTS_PER_GROUP = 2;
 /**
  * On top of caseTimeoutMs, what one case may take before the harness gives it up: the session's own waits after
  * the probe call (up to 2 s for the call to end, 0.3 s of settle) plus margin. A case that exceeds it means the
- * relay stopped answering; its session is given up.
+ * relay stopped answering; its session is given up. (Defined with the other waits in waits.ts.)
  */
-export const CASE_SLACK_MS = 3_000;
+export { CASE_SLACK_MS };
 /** Start-up, judging and writing: the run's fixed cost on top of its cases (a generous figure for slow machines). */
 export const RUN_OVERHEAD_MS = 15_000;
 
@@ -91,9 +100,14 @@ type Outcome = Omit<
   "kase" | "era" | "canary" | "expect" | "capabilities" | "answerTimeoutMs" | "startedAt" | "durationMs"
 >;
 
-/** One case × era made concrete (canary filled in), with the ways its run is recorded. */
-function instantiate(plan: RunPlan, { kase, era }: WorkItem, n: number, runs: CaseRun[]) {
-  const canary = canaryFor(kase.id, era, plan.seed, n);
+/** One case × era made concrete (canary named by its index in the plan), with the ways its run is recorded (at that index). */
+function instantiate(
+  plan: RunPlan,
+  { kase, era }: WorkItem,
+  index: number,
+  runs: Array<CaseRun | undefined>,
+) {
+  const canary = canaryFor(kase.id, era, plan.seed, index);
   const params = withCanary(kase.request, canary);
   const startedAt = new Date().toISOString();
   const t0 = performance.now();
@@ -109,7 +123,7 @@ function instantiate(plan: RunPlan, { kase, era }: WorkItem, n: number, runs: Ca
       durationMs: Math.round(performance.now() - t0),
       ...out,
     };
-    runs.push(run);
+    runs[index] = run;
     plan.onCase?.(run);
   };
   const unobserved = (detail: string) => ({
@@ -151,8 +165,14 @@ class GroupSession {
     private readonly control: ControlServer,
   ) {}
 
-  /** A usable session for this case, or why there is none (`silent`: the relay said nothing readable). */
-  async acquire({ kase, era }: WorkItem): Promise<RelaySession | { failure: Failure; silent?: boolean }> {
+  /**
+   * A usable session for this case, or why there is none (`silent`: the relay said nothing readable; `every`: an
+   * earlier session of the run failed that way while this one waited at the start gate).
+   */
+  async acquire(
+    { kase, era }: WorkItem,
+    shared: Shared,
+  ): Promise<RelaySession | { failure: Failure; silent?: boolean; every?: boolean }> {
     if (this.failure) return { failure: this.failure };
     if (this.session && !this.session.broken) return this.session;
     if (this.session) this.lastBreak ??= this.session.brokenReason;
@@ -165,18 +185,33 @@ class GroupSession {
       };
       return { failure: this.failure };
     }
+    const opened = await shared.gate.through(
+      () => this.start(era, capabilities, kase.downstreamEra, shared),
+      (v) => v instanceof RelaySession,
+    );
+    if (opened instanceof RelaySession) this.session = opened;
+    return opened;
+  }
+
+  private async start(
+    era: Era,
+    capabilities: Record<string, unknown>,
+    downstreamEra: Era | undefined,
+    shared: Shared,
+  ): Promise<RelaySession | { failure: Failure; silent?: boolean; every?: boolean }> {
+    if (shared.everySession) return { failure: shared.everySession, every: true };
     this.starts++;
     try {
-      this.session = await RelaySession.open({
+      const session = await RelaySession.open({
         profile: this.plan.profile,
         profileFile: this.plan.profileFile,
         era,
         capabilities,
-        ...(kase.downstreamEra ? { downstreamEra: kase.downstreamEra } : {}),
+        ...(downstreamEra ? { downstreamEra } : {}),
         control: this.control,
       });
       this.lastBreak = undefined;
-      return this.session;
+      return session;
     } catch (error) {
       const failure: Failure = {
         reason: `the relay session could not start: ${error instanceof Error ? error.message : String(error)}`,
@@ -188,7 +223,10 @@ class GroupSession {
         frames: [],
         reason: `${failure.reason} (as for this session group's first case, not retried)`,
       };
-      return { failure, silent: error instanceof SessionStartError && error.silent };
+      const silent = error instanceof SessionStartError && error.silent;
+      // Set before the start gate opens, so a session waiting at it gets this reason instead of starting.
+      if (silent) shared.everySession ??= { ...failure, frames: [] };
+      return { failure, silent };
     }
   }
 
@@ -199,20 +237,22 @@ class GroupSession {
 }
 
 /**
- * A case through its group's relay session; returns the failure when the relay could not start without saying
- * anything readable (every later session would fail the same way).
+ * A case through its group's relay session. A relay that could not start without saying anything readable has set
+ * the run's `everySession` failure (every later session would fail the same way).
  */
 async function runInSession(
   plan: RunPlan,
   group: GroupSession,
   item: WorkItem,
   c: ReturnType<typeof instantiate>,
-): Promise<Failure | undefined> {
+  shared: Shared,
+): Promise<void> {
   const { kase, era } = item;
-  const session = await group.acquire(item);
+  const session = await group.acquire(item, shared);
   if (!(session instanceof RelaySession)) {
-    c.notDriven(session.failure);
-    return session.silent ? { ...session.failure, frames: [] } : undefined;
+    if (session.every) c.notDriven(session.failure, "not retried, as in an earlier session of this run: ");
+    else c.notDriven(session.failure);
+    return;
   }
   const review = kase.review ? withCanary(kase.review, c.canary) : undefined;
   const input = {
@@ -223,64 +263,247 @@ async function runInSession(
     ...(kase.mrtr ? { mrtr: withCanary(kase.mrtr, c.canary) } : {}),
   };
   c.record(await runBounded(session, plan.profile, input, plan.signal));
-  return undefined;
+}
+
+/** A run's lanes: `--concurrency` when given, else the machine's parallelism, at least 2. */
+export function defaultConcurrency(): number {
+  return Math.max(2, availableParallelism());
 }
 
 /**
- * Runs every planned case against the target: groups them into relay sessions by era and declared capabilities,
- * reopens a session when the relay dies or stops answering (at most once per group), and always reaps what it
- * started. A relay that fails to start without saying anything readable fails every later session the same way:
- * the remaining cases get that error at once instead of waiting out the start-up timeout again.
+ * Where a relay start may begin. Until one session of the run has started, starts go one at a time in plan order:
+ * a relay that fails silently then fails the first session only, and every later case gets that reason at once
+ * (`everySession`), exactly as in a sequential run. Once one start succeeded, starts run freely.
+ */
+class StartGate {
+  private proven = false;
+  private tail: Promise<void> = Promise.resolve();
+
+  /** Runs `start` under the gate (alone until a start has succeeded once). */
+  async through<T>(start: () => Promise<T>, succeeded: (value: T) => boolean): Promise<T> {
+    if (this.proven) return start();
+    let release!: () => void;
+    const previous = this.tail;
+    this.tail = new Promise<void>((r) => {
+      release = r;
+    });
+    await previous;
+    try {
+      const value = await start();
+      if (succeeded(value)) this.proven = true;
+      return value;
+    } finally {
+      release();
+    }
+  }
+
+  /** Waits for any start in progress to settle while the run has not yet proven it can start a relay. */
+  async settled(): Promise<void> {
+    if (!this.proven)
+      await this.through(
+        async () => undefined,
+        () => false,
+      );
+  }
+}
+
+/**
+ * A lane's unit of work: the cases of one session group (one relay session, run one after another), or one
+ * two-session case (a relay of its own). Items keep their index in the plan: it names their canary and their place
+ * in the returned runs, so a concurrent run gives the same content as a sequential one.
+ */
+interface Unit {
+  items: Array<{ item: WorkItem; index: number }>;
+  /** Index of the next item to run. */
+  next: number;
+  /** A lane is running one of its items (a session runs one case at a time). */
+  busy: boolean;
+  group?: GroupSession;
+}
+
+/** Session groups and two-session cases, in the plan order of their first item. */
+function unitsOf(plan: RunPlan, control: ControlServer): Unit[] {
+  const units: Unit[] = [];
+  const byGroup = new Map<string, Unit>();
+  plan.work.forEach((item, index) => {
+    if (item.kase.sessions === 2) {
+      units.push({ items: [{ item, index }], next: 0, busy: false });
+      return;
+    }
+    const key = sessionGroup(item);
+    let unit = byGroup.get(key);
+    if (!unit) {
+      unit = { items: [], next: 0, busy: false, group: new GroupSession(plan, control) };
+      byGroup.set(key, unit);
+      units.push(unit);
+    }
+    unit.items.push({ item, index });
+  });
+  return units;
+}
+
+/**
+ * Hands units to lanes. An era's prerequisite cases (its round trip) are always ready; its other cases are ready once
+ * every prerequisite of the era has ended (the skip hook then knows whether it failed). A lane keeps its unit while
+ * the unit's next case is ready (its session stays warm), else takes the first ready unit in plan order, else waits
+ * for a case to end. Should nothing be ready and nothing running (a plan that puts a prerequisite after its era's
+ * other cases), the first unit with work left runs, as in a sequential run.
+ */
+class Scheduler {
+  private readonly prerequisitesLeft = new Map<Era, number>();
+  private wake: () => void = () => undefined;
+  private changed: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(
+    private readonly units: Unit[],
+    work: WorkItem[],
+    private readonly isPrerequisite: (item: WorkItem) => boolean,
+  ) {
+    for (const w of work)
+      if (isPrerequisite(w)) this.prerequisitesLeft.set(w.era, (this.prerequisitesLeft.get(w.era) ?? 0) + 1);
+    this.reset();
+  }
+
+  private reset(): void {
+    this.changed = new Promise<void>((r) => {
+      this.wake = r;
+    });
+  }
+
+  private ready(unit: Unit): boolean {
+    const entry = unit.items[unit.next];
+    if (!entry || unit.busy) return false;
+    return this.isPrerequisite(entry.item) || (this.prerequisitesLeft.get(entry.item.era) ?? 0) === 0;
+  }
+
+  /** No further unit is handed out (a lane crashed). */
+  stop(): void {
+    this.stopped = true;
+    this.wake();
+  }
+
+  /** The next unit for a lane (its own first, if still ready), or undefined when nothing is left to run. */
+  async take(current: Unit | undefined): Promise<Unit | undefined> {
+    for (;;) {
+      if (this.stopped) return undefined;
+      const left = this.units.filter((u) => u.next < u.items.length);
+      if (left.length === 0) return undefined;
+      const unit =
+        (current && this.ready(current) ? current : left.find((u) => this.ready(u))) ??
+        (left.every((u) => !u.busy) ? left[0] : undefined);
+      if (unit) {
+        unit.busy = true;
+        return unit;
+      }
+      await this.changed;
+    }
+  }
+
+  /** A lane ended a case of `unit` (its run recorded first, so the skip hook sees a round trip's verdict). */
+  done(unit: Unit, item: WorkItem): void {
+    unit.next++;
+    unit.busy = false;
+    if (this.isPrerequisite(item))
+      this.prerequisitesLeft.set(item.era, (this.prerequisitesLeft.get(item.era) ?? 1) - 1);
+    const wake = this.wake;
+    this.reset();
+    wake();
+  }
+}
+
+/**
+ * Runs every planned case against the target: groups them into relay sessions by era and declared capabilities and
+ * runs up to `concurrency` units (a session group, or a two-session case) at the same time, each group on its own
+ * relay session as in a sequential run; reopens a session when the relay dies or stops answering (at most once per
+ * group), and always reaps what it started. A relay that fails to start without saying anything readable fails every
+ * later session the same way: the remaining cases get that error at once instead of waiting out the start-up again.
+ * Runs come back in plan order, with canaries named by plan index, whatever the order they ended in.
  */
 export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
-  const { profile, signal } = plan;
   const control = new ControlServer();
   await control.start();
-  const runs: CaseRun[] = [];
-  const groups = new Map<string, WorkItem[]>();
-  for (const item of plan.work)
-    groups.set(sessionGroup(item), [...(groups.get(sessionGroup(item)) ?? []), item]);
-  /** A start failure that does not depend on the session (the relay exited or wrote nothing readable). */
-  let everySession: Failure | undefined;
-  let n = 0;
-  try {
-    for (const items of groups.values()) {
-      const group = new GroupSession(plan, control);
-      for (const item of items) {
-        const { kase, era } = item;
-        const c = instantiate(plan, item, n++, runs);
-        const skipped = signal?.aborted ? undefined : plan.skip?.(item);
-        if (signal?.aborted)
-          c.notDriven(
-            { reason: String(signal.reason ?? "interrupted"), frames: [] },
-            "the run was interrupted before this case ran: ",
-          );
-        else if (skipped) c.notRun(skipped);
-        else if (everySession)
-          c.notDriven(everySession, "not retried, as in an earlier session of this run: ");
-        else if (kase.sessions === 2)
-          // Session isolation needs a relay of its own with two downstream sessions (see isolation.ts).
-          c.record(
-            await runIsolationCase({
-              profile,
-              profileFile: plan.profileFile,
-              era,
-              capabilities: answererCapabilities(kase),
-              control,
-              caseKey: `${kase.row}/${kase.id}@${era}`,
-              params: c.params,
-              answer: c.answer,
-              bystander: bystanderAnswer(kase.answer, c.canary),
-            }),
-          );
-        else everySession ??= await runInSession(plan, group, item, c);
+  const slots: Array<CaseRun | undefined> = new Array(plan.work.length);
+  const units = unitsOf(plan, control);
+  const scheduler = new Scheduler(units, plan.work, plan.prerequisite ?? (() => false));
+  const shared: Shared = { gate: new StartGate(), everySession: undefined };
+  // A lane that throws (a harness bug) stops the others from starting further cases; the error is rethrown.
+  const lane = async () => {
+    for (let unit = await scheduler.take(undefined); unit; unit = await scheduler.take(unit)) {
+      const { item, index } = unit.items[unit.next]!;
+      try {
+        await runItem(plan, control, shared, unit, item, instantiate(plan, item, index, slots));
+      } catch (error) {
+        scheduler.stop();
+        throw error;
+      } finally {
+        scheduler.done(unit, item);
       }
-      await group.close();
+      // The group's last case: its relay session closes now, as in a sequential run.
+      if (unit.next >= unit.items.length) await unit.group?.close();
     }
+  };
+  try {
+    const lanes = Math.max(1, Math.min(plan.concurrency ?? 1, units.length));
+    const ended = await Promise.allSettled(Array.from({ length: lanes }, lane));
+    const crash = ended.find((e) => e.status === "rejected");
+    if (crash) throw crash.reason;
   } finally {
+    await Promise.all(units.map((u) => u.group?.close()));
     await control.close();
   }
-  return runs;
+  return slots.filter((r): r is CaseRun => r !== undefined);
+}
+
+/** What the lanes share: the start gate, and a start failure that does not depend on the session. */
+interface Shared {
+  gate: StartGate;
+  everySession: Failure | undefined;
+}
+
+/** One work item: not run (interrupted, skipped, an earlier silent start failure), a two-session case, or a case through its group's session. */
+async function runItem(
+  plan: RunPlan,
+  control: ControlServer,
+  shared: Shared,
+  unit: Unit,
+  item: WorkItem,
+  c: ReturnType<typeof instantiate>,
+): Promise<void> {
+  const { kase, era } = item;
+  const { signal } = plan;
+  const interrupted = () =>
+    c.notDriven(
+      { reason: String(signal?.reason ?? "interrupted"), frames: [] },
+      "the run was interrupted before this case ran: ",
+    );
+  if (signal?.aborted) return interrupted();
+  const skipped = plan.skip?.(item);
+  if (skipped) return c.notRun(skipped);
+  if (kase.sessions === 2) {
+    // A relay of its own: it waits for the run's first start to settle (a silent failure is then known).
+    await shared.gate.settled();
+    if (shared.everySession)
+      return c.notDriven(shared.everySession, "not retried, as in an earlier session of this run: ");
+    if (signal?.aborted) return interrupted();
+    // Session isolation needs a relay of its own with two downstream sessions (see isolation.ts).
+    return c.record(
+      await runIsolationCase({
+        profile: plan.profile,
+        profileFile: plan.profileFile,
+        era,
+        capabilities: answererCapabilities(kase),
+        control,
+        caseKey: `${kase.row}/${kase.id}@${era}`,
+        params: c.params,
+        answer: c.answer,
+        bystander: bystanderAnswer(kase.answer, c.canary),
+      }),
+    );
+  }
+  if (shared.everySession)
+    return c.notDriven(shared.everySession, "not retried, as in an earlier session of this run: ");
+  await runInSession(plan, unit.group!, item, c, shared);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { defaultConcurrency } from "../harness/controller.ts";
 import { type Baseline, BaselineSchema } from "../matrix/baseline.ts";
 import { DEFAULT_REPORTERS, parseReporters, type ReporterName } from "../matrix/reports.ts";
 import { InputError } from "../model/errors.ts";
@@ -43,6 +44,8 @@ export interface RunOptions {
   shard?: string;
   /** Stop at the first failing cell. */
   bail?: boolean;
+  /** How many session groups run at the same time (default: the machine's parallelism, at least 2; 1: one by one). */
+  concurrency?: string;
 }
 
 /** Everything a run needs, loaded and checked: bad input has already become an InputError (exit 2). */
@@ -65,6 +68,8 @@ export interface RunConfig {
   shard: Shard | undefined;
   /** --bail: stop scheduling cases at the first failing cell. */
   bail: boolean;
+  /** --concurrency: session groups (and two-session cases) run at the same time. */
+  concurrency: number;
 }
 
 export function list(value: string | undefined): string[] | undefined {
@@ -137,5 +142,9 @@ export function resolveRunConfig(opts: RunOptions): RunConfig {
     out: opts.out,
     shard: shardOption(opts),
     bail: opts.bail === true,
+    concurrency:
+      opts.concurrency !== undefined
+        ? wholeNumber(opts.concurrency, "--concurrency", 1)
+        : defaultConcurrency(),
   };
 }

@@ -100,6 +100,8 @@ async function executeStage(config: RunConfig, plan: ShardPlan, outDir: string, 
     profileFile: config.targetFile,
     work: plan.work,
     seed,
+    concurrency: config.concurrency,
+    prerequisite: (item) => item.kase.row === ROUNDTRIP_ROW,
     onCase: (run) => {
       if (run.kase.row === ROUNDTRIP_ROW) roundtrips.push(run);
       live.onCase(run);
