@@ -1,18 +1,32 @@
 /**
- * `npm run bench`: runs every bench module in turn and prints its lines. Add a module by appending it to
- * BENCHES (each exports an async function returning the lines to print).
+ * `npm run bench` (`-- --json` for one JSON document instead of the table): speed (the default run against its floor,
+ * one exchange through the harness against the raw SDK round trip, fuzz exchanges/s; bench/speed.ts), then the
+ * validator against the SDK's own parse (bench/validator.ts) and harness throughput through three relays
+ * (bench/harness.ts). Keep it under about three minutes.
  */
 import { benchHarness } from "./harness.ts";
+import { benchSpeed, speedLines } from "./speed.ts";
 import { benchValidator } from "./validator.ts";
 
-const BENCHES: Array<[name: string, run: () => Promise<string[]>]> = [
-  ["validator", benchValidator],
-  ["harness", benchHarness],
-];
+const json = process.argv.includes("--json");
+const started = performance.now();
+const timings: Record<string, number> = {};
 
-for (const [name, run] of BENCHES) {
-  const started = performance.now();
-  const lines = await run();
-  for (const line of lines) process.stdout.write(`${line}\n`);
-  process.stdout.write(`(${name}: ${((performance.now() - started) / 1000).toFixed(1)} s)\n\n`);
+async function timed<T>(name: string, run: () => Promise<T>): Promise<T> {
+  const t0 = performance.now();
+  const value = await run();
+  timings[name] = Math.round(performance.now() - t0);
+  if (!json) process.stderr.write(`(${name}: ${(timings[name]! / 1000).toFixed(1)} s)\n`);
+  return value;
 }
+
+const speed = await timed("speed", benchSpeed);
+if (!json) process.stdout.write(`${speedLines(speed).join("\n")}\n\n`);
+const validator = await timed("validator", benchValidator);
+if (!json) process.stdout.write(`${validator.join("\n")}\n\n`);
+const harness = await timed("harness", benchHarness);
+if (!json) process.stdout.write(`${harness.join("\n")}\n`);
+if (json)
+  process.stdout.write(
+    `${JSON.stringify({ node: process.version, speed, validator, harness, timingsMs: timings, totalMs: Math.round(performance.now() - started) }, null, 2)}\n`,
+  );

@@ -1,0 +1,261 @@
+/**
+ * Speed (issue #11), side by side in one run, medians over repeated runs:
+ * - run: the default run's wall time against the reference relay for one era, against its floor — on each concurrent
+ *   lane the deadlines the corpus makes unavoidable (an answer that never comes waits out answerTimeoutMs, a late
+ *   answer its delay, a withheld 2026-07-28 answer the relay's deadline), the session groups spread over the lanes
+ *   longest first; the floor is the busiest lane plus one relay start-up (measured here);
+ * - exchange: one text exchange through the harness and a pass-through relay (targets/broken/naive-passthrough.yaml,
+ *   a spawned stdio relay) against a raw SDK client ↔ server createMessage round trip in process (InMemoryTransport):
+ *   the harness's own cost per exchange, as a ratio;
+ * - fuzz: differential exchanges per second against a spawned stdio reference relay (one session start included).
+ */
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CreateMessageRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { fuzzTarget } from "../src/fuzz/differential.ts";
+import { ControlServer } from "../src/harness/channels.ts";
+import { defaultConcurrency, sessionGroup } from "../src/harness/controller.ts";
+import { makeTempDir, removeTempDir } from "../src/harness/processes.ts";
+import { RelaySession } from "../src/harness/session.ts";
+import type { LoadedCase } from "../src/model/load.ts";
+import { loadTarget, PROJECT_ROOT } from "../src/model/load.ts";
+import type { TargetProfile } from "../src/model/target.ts";
+import { type Era, isModernEra } from "../src/protocol/eras.ts";
+import { resolveRunConfig } from "../src/run/config.ts";
+import { runPipeline } from "../src/run/pipeline.ts";
+import { planRun } from "../src/run/plan.ts";
+
+const ERA: Era = "2025-11-25";
+const REFERENCE = join(PROJECT_ROOT, "targets/reference.yaml");
+const PASSTHROUGH = join(PROJECT_ROOT, "targets/broken/naive-passthrough.yaml");
+const RUN_REPEATS = 3;
+const STARTS = 3;
+const EXCHANGES = 60;
+const FUZZ_RUNS = 300;
+const FUZZ_REPEATS = 3;
+
+export const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+/** The wait a case cannot avoid against this profile: the deadline or delay its script makes the run sit out. */
+export function unavoidableWaitMs(
+  item: { kase: LoadedCase; era: Era },
+  profile: Pick<TargetProfile, "answerTimeoutMs">,
+): number {
+  const { kase, era } = item;
+  const a = kase.answer;
+  let wait = 0;
+  if (a.action === "expire") wait = profile.answerTimeoutMs;
+  else if (a.action === "accept" && a.delayMs !== undefined) wait = a.delayMs;
+  else if (a.action === "accept" && a.delayOfAnswerTimeout !== undefined)
+    wait = a.delayOfAnswerTimeout * profile.answerTimeoutMs;
+  if (isModernEra(era)) {
+    const outcomes = kase.expect.filter((e) => !e.eras || e.eras.includes(era));
+    if (outcomes.some((e) => e.outcome === "withheld")) wait = Math.max(wait, profile.answerTimeoutMs);
+  }
+  return wait;
+}
+
+/**
+ * The floor of a run's case waits on `lanes` lanes: each session group (and each two-session case) is one unit whose
+ * cases run in turn, so its waits add up; units go longest first onto the least loaded lane; the busiest lane is the
+ * floor.
+ */
+export function waitFloorMs(
+  work: Array<{ kase: LoadedCase; era: Era }>,
+  profile: Pick<TargetProfile, "answerTimeoutMs">,
+  lanes: number,
+): number {
+  const units = new Map<string, number>();
+  work.forEach((w, i) => {
+    const key = w.kase.sessions === 2 ? `isolation ${i}` : sessionGroup(w);
+    units.set(key, (units.get(key) ?? 0) + unavoidableWaitMs(w, profile));
+  });
+  const load = new Array<number>(lanes).fill(0);
+  for (const cost of [...units.values()].sort((a, b) => b - a)) {
+    const i = load.indexOf(Math.min(...load));
+    load[i]! += cost;
+  }
+  return Math.max(...load);
+}
+
+async function relayStartMs(control: ControlServer): Promise<number> {
+  const profile = loadTarget(REFERENCE);
+  const times: number[] = [];
+  for (let i = 0; i < STARTS; i++) {
+    const t0 = performance.now();
+    const session = await RelaySession.open({
+      profile,
+      profileFile: REFERENCE,
+      era: ERA,
+      capabilities: { sampling: {} },
+      control,
+    });
+    times.push(performance.now() - t0);
+    await session.close();
+  }
+  return median(times);
+}
+
+export interface RunFigures {
+  era: Era;
+  concurrency: number;
+  caseRuns: number;
+  wallMs: number;
+  floorMs: number;
+  waitFloorMs: number;
+  relayStartMs: number;
+}
+
+async function benchRun(control: ControlServer): Promise<RunFigures> {
+  const startMs = await relayStartMs(control);
+  const walls: number[] = [];
+  let caseRuns = 0;
+  const tmp = makeTempDir("mcpx-conform-bench-");
+  const config = () =>
+    resolveRunConfig({ target: REFERENCE, era: ERA, seed: "1", reporter: "md", out: join(tmp, "run") });
+  try {
+    for (let i = 0; i < RUN_REPEATS; i++) {
+      const t0 = performance.now();
+      const outcome = await runPipeline(config());
+      walls.push(performance.now() - t0);
+      caseRuns = outcome.results.cells.reduce((n, c) => n + c.cases.length, 0);
+    }
+  } finally {
+    removeTempDir(tmp);
+  }
+  const c = config();
+  const { work } = planRun(c);
+  const waits = waitFloorMs(work, c.profile, c.concurrency);
+  return {
+    era: ERA,
+    concurrency: c.concurrency,
+    caseRuns,
+    wallMs: median(walls),
+    floorMs: waits + startMs,
+    waitFloorMs: waits,
+    relayStartMs: startMs,
+  };
+}
+
+const PARAMS = {
+  messages: [{ role: "user", content: { type: "text", text: "What is the capital of France?" } }],
+  maxTokens: 64,
+};
+const RESULT = {
+  role: "assistant",
+  content: { type: "text", text: "Paris." },
+  model: "bench-model",
+  stopReason: "endTurn",
+};
+
+/** Median ms of one createMessage between an SDK server and an SDK client in one process (no relay, no harness). */
+async function rawSdkExchangeMs(): Promise<number> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const server = new Server({ name: "bench-server", version: "1" }, { capabilities: {} });
+  const client = new Client({ name: "bench-client", version: "1" }, { capabilities: { sampling: {} } });
+  client.setRequestHandler(CreateMessageRequestSchema, async () => RESULT as never);
+  await server.connect(serverSide);
+  await client.connect(clientSide);
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < EXCHANGES + 10; i++) {
+      const t0 = performance.now();
+      await server.createMessage(PARAMS as never);
+      if (i >= 10) times.push(performance.now() - t0); // the first ten warm the JIT
+    }
+  } finally {
+    await client.close();
+    await server.close();
+  }
+  return median(times);
+}
+
+/** Median ms of one exchange through the harness (both ends, recorded) and the pass-through relay. */
+async function harnessExchangeMs(control: ControlServer): Promise<number> {
+  const profile = loadTarget(PASSTHROUGH);
+  const session = await RelaySession.open({
+    profile,
+    profileFile: PASSTHROUGH,
+    era: ERA,
+    capabilities: { sampling: {} },
+    control,
+  });
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < EXCHANGES + 10; i++) {
+      const t0 = performance.now();
+      const out = await session.runCase({
+        caseKey: `bench/${i}`,
+        params: PARAMS,
+        answer: { action: "accept", result: RESULT },
+      });
+      if (out.observation.upstream.kind !== "result")
+        throw new Error(`the pass-through did not deliver: ${JSON.stringify(out.observation.upstream)}`);
+      if (i >= 10) times.push(performance.now() - t0);
+    }
+  } finally {
+    await session.close();
+  }
+  return median(times);
+}
+
+async function fuzzPerSecond(): Promise<number> {
+  const profile = loadTarget(REFERENCE);
+  const rates: number[] = [];
+  for (let i = 0; i < FUZZ_REPEATS; i++) {
+    const [report] = await fuzzTarget({
+      profile,
+      profileFile: REFERENCE,
+      eras: [ERA],
+      runs: FUZZ_RUNS,
+      seed: 7 + i,
+    });
+    if (!report || report.error || report.counterexample)
+      throw new Error(`fuzzing the reference relay failed: ${report?.error ?? "a counterexample"}`);
+    rates.push((FUZZ_RUNS / report.durationMs) * 1000);
+  }
+  return median(rates);
+}
+
+export interface SpeedFigures {
+  run: RunFigures;
+  exchange: { rawSdkMs: number; harnessMs: number; ratio: number; samples: number };
+  fuzz: { exchangesPerSecond: number; runs: number; repeats: number };
+}
+
+export async function benchSpeed(): Promise<SpeedFigures> {
+  const control = new ControlServer();
+  await control.start();
+  try {
+    const run = await benchRun(control);
+    const rawSdkMs = await rawSdkExchangeMs();
+    const harnessMs = await harnessExchangeMs(control);
+    const fuzz = await fuzzPerSecond();
+    return {
+      run,
+      exchange: { rawSdkMs, harnessMs, ratio: harnessMs / rawSdkMs, samples: EXCHANGES },
+      fuzz: { exchangesPerSecond: fuzz, runs: FUZZ_RUNS, repeats: FUZZ_REPEATS },
+    };
+  } finally {
+    await control.close();
+  }
+}
+
+const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+export function speedLines(f: SpeedFigures): string[] {
+  const { run, exchange, fuzz } = f;
+  return [
+    `speed — node ${process.version}, ${defaultConcurrency()} lanes by default (this machine)`,
+    `  ${"measure".padEnd(76)}${"figure".padStart(14)}   against`,
+    `  ${`run, reference relay, ${run.era} (${run.caseRuns} case runs, concurrency ${run.concurrency}, median of ${RUN_REPEATS})`.padEnd(76)}${s(run.wallMs).padStart(14)}   floor ${s(run.floorMs)} (${(run.wallMs / run.floorMs).toFixed(2)}×): waits ${s(run.waitFloorMs)} on the busiest lane + one relay start-up ${s(run.relayStartMs)}`,
+    `  ${`one exchange, harness + pass-through relay (median of ${exchange.samples})`.padEnd(76)}${`${exchange.harnessMs.toFixed(2)} ms`.padStart(14)}   raw SDK client↔server createMessage ${exchange.rawSdkMs.toFixed(3)} ms (${exchange.ratio.toFixed(1)}×)`,
+    `  ${`fuzz, reference relay, ${ERA} (${fuzz.runs} exchanges, median of ${fuzz.repeats})`.padEnd(76)}${`${fuzz.exchangesPerSecond.toFixed(0)} /s`.padStart(14)}   one relay start included`,
+  ];
+}
