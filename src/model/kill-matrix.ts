@@ -235,11 +235,74 @@ function caseReasons(cell: Cell, onlyNotPassing = false): string {
     .join("; ");
 }
 
+type Exercised = (sel: CellSelector, verb: "fail" | "pass" | "not pass") => Cell[];
+
+/** Cells a must-fail selector names that the relay survived, and listed cases that did not fail. */
+function mustFailProblems(sel: CellSelector, exercised: Exercised): string[] {
+  const problems: string[] = [];
+  const cells = exercised(sel, "fail");
+  if (cells.length === 0) return problems;
+  for (const cell of cells)
+    if (!isKill(cell.status))
+      problems.push(`survived ${cellName(cell)}: the cell is ${cell.status} — ${caseReasons(cell)}`);
+  for (const id of sel.cases ?? []) {
+    const found = cells.flatMap((c) => c.cases.filter((k) => k.id === id).map((k) => ({ cell: c, k })));
+    if (found.length === 0) problems.push(`must fail case ${id} in ${describe(sel)}, but it did not run`);
+    for (const { cell, k } of found)
+      if (!isKill(k.status))
+        problems.push(`survived case ${id} in ${cellName(cell)}: ${k.status} (${k.reason})`);
+  }
+  return problems;
+}
+
+/** Cells a must-not-pass selector names that passed (a hostile relay the harness credited anyway). */
+function mustNotPassProblems(sel: CellSelector, exercised: Exercised): string[] {
+  const problems: string[] = [];
+  const cells = exercised(sel, "not pass");
+  for (const cell of cells)
+    if (cell.status === "pass" || cell.status === "partial")
+      problems.push(
+        `passed ${cellName(cell)}: the cell is ${cell.status}, but this relay must never pass it`,
+      );
+  for (const id of sel.cases ?? []) {
+    const found = cells.flatMap((c) => c.cases.filter((k) => k.id === id).map((k) => ({ cell: c, k })));
+    if (cells.length > 0 && found.length === 0)
+      problems.push(`must not pass case ${id} in ${describe(sel)}, but it did not run`);
+    for (const { cell, k } of found)
+      if (k.status === "pass" || k.status === "skip")
+        problems.push(`case ${id} in ${cellName(cell)} is ${k.status}, but this relay must never pass it`);
+  }
+  return problems;
+}
+
+/** Cells a must-pass selector names that failed: false reds. "*" means every exercised cell but the defect's own. */
+function mustPassProblems(
+  sel: CellSelector,
+  relay: BrokenRelay,
+  results: Results,
+  exercised: Exercised,
+): string[] {
+  const cells =
+    sel.row === "*"
+      ? selectCells(results, sel, [...relay.mustFail, ...relay.mustNotPass])
+      : exercised(sel, "pass");
+  const problems = cells
+    .filter((cell) => !passedWhatRan(cell))
+    .map(
+      (cell) =>
+        `false red: ${cellName(cell)} is ${cell.status}, but this defect must not fail it — ${caseReasons(cell, true)}`,
+    );
+  for (const id of sel.cases ?? [])
+    if (cells.length > 0 && !cells.some((c) => c.cases.some((k) => k.id === id)))
+      problems.push(`must pass case ${id} in ${describe(sel)}, but it did not run`);
+  return problems;
+}
+
 /** Problems with one broken relay's run: survived rows it must fail, failed rows it must pass. */
 export function checkRelay(relay: BrokenRelay, results: Results): string[] {
   const problems: string[] = [];
   /** The cells a selector names; none is itself a problem (a stale kill matrix, or the cases are gone). */
-  const exercised = (sel: CellSelector, verb: "fail" | "pass" | "not pass"): Cell[] => {
+  const exercised: Exercised = (sel, verb) => {
     const cells = selectCells(results, sel);
     if (cells.length === 0)
       problems.push(
@@ -247,60 +310,9 @@ export function checkRelay(relay: BrokenRelay, results: Results): string[] {
       );
     return cells;
   };
-  for (const sel of relay.mustFail) {
-    const cells = exercised(sel, "fail");
-    if (cells.length === 0) continue;
-    for (const cell of cells) {
-      if (!isKill(cell.status)) {
-        const why = caseReasons(cell);
-        problems.push(`survived ${cellName(cell)}: the cell is ${cell.status} — ${why}`);
-      }
-    }
-    for (const id of sel.cases ?? []) {
-      const found = cells.flatMap((c) => c.cases.filter((k) => k.id === id).map((k) => ({ cell: c, k })));
-      if (found.length === 0) problems.push(`must fail case ${id} in ${describe(sel)}, but it did not run`);
-      for (const { cell, k } of found) {
-        if (!isKill(k.status))
-          problems.push(`survived case ${id} in ${cellName(cell)}: ${k.status} (${k.reason})`);
-      }
-    }
-  }
-  for (const sel of relay.mustNotPass) {
-    const cells = exercised(sel, "not pass");
-    for (const cell of cells)
-      if (cell.status === "pass" || cell.status === "partial")
-        problems.push(
-          `passed ${cellName(cell)}: the cell is ${cell.status}, but this relay must never pass it`,
-        );
-    for (const id of sel.cases ?? []) {
-      const found = cells.flatMap((c) => c.cases.filter((k) => k.id === id).map((k) => ({ cell: c, k })));
-      if (cells.length > 0 && found.length === 0)
-        problems.push(`must not pass case ${id} in ${describe(sel)}, but it did not run`);
-      for (const { cell, k } of found)
-        if (k.status === "pass" || k.status === "skip")
-          problems.push(`case ${id} in ${cellName(cell)} is ${k.status}, but this relay must never pass it`);
-    }
-  }
-  for (const sel of relay.mustPass) {
-    // "*" in mustPass means every exercised cell but those the defect must fail: "fails this, nothing else".
-    const cells =
-      sel.row === "*"
-        ? selectCells(results, sel, [...relay.mustFail, ...relay.mustNotPass])
-        : exercised(sel, "pass");
-    if (cells.length === 0) continue;
-    for (const cell of cells) {
-      if (!passedWhatRan(cell)) {
-        const why = caseReasons(cell, true);
-        problems.push(
-          `false red: ${cellName(cell)} is ${cell.status}, but this defect must not fail it — ${why}`,
-        );
-      }
-    }
-    for (const id of sel.cases ?? []) {
-      const found = cells.flatMap((c) => c.cases.filter((k) => k.id === id));
-      if (found.length === 0) problems.push(`must pass case ${id} in ${describe(sel)}, but it did not run`);
-    }
-  }
+  for (const sel of relay.mustFail) problems.push(...mustFailProblems(sel, exercised));
+  for (const sel of relay.mustNotPass) problems.push(...mustNotPassProblems(sel, exercised));
+  for (const sel of relay.mustPass) problems.push(...mustPassProblems(sel, relay, results, exercised));
   return problems;
 }
 
