@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { Answer } from "../model/case.ts";
 import type { UpstreamOutcome } from "../model/evidence.ts";
 import { MRTR_ERA } from "../protocol/eras.ts";
@@ -6,6 +6,7 @@ import { CODE, isObject as isJsonObject, META, METHOD } from "../protocol/wire.t
 import type { ArmedProbe, HarnessAnswerer, HarnessUpstream } from "./ends.ts";
 import { JsonRpcPeer, type JsonRpcResponse, type LineChannel } from "./jsonrpc-peer.ts";
 import { PROBE_TOOL } from "./upstream.ts";
+import { DISCOVER_TIMEOUT_MS } from "./waits.ts";
 
 /**
  * Protocol era 2026-07-28 at both ends of the relay (multi-round-trip requests, MRTR): there is no initialize and
@@ -23,6 +24,14 @@ const MAX_ROUNDS = 4;
 
 const isObject = (v: unknown): v is Record<string, any> => isJsonObject(v);
 const clip = (s: string, n = 120) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+/**
+ * The upstream's requestState: opaque to the relay, unique to the case (its params carry the case's canary) and the
+ * same on every run with the same seed, so evidence is reproducible.
+ */
+function opaqueState(caseKey: string, params: unknown): string {
+  return `mcpx-conform.${createHash("sha256").update(caseKey).update(JSON.stringify(params)).digest("base64url").slice(0, 16)}`;
+}
 
 /** A retry the upstream is waiting for. */
 interface Awaiting {
@@ -155,7 +164,7 @@ export class ModernUpstream implements HarnessUpstream {
     const requestState =
       probe.mrtr?.requestState === null
         ? undefined
-        : (probe.mrtr?.requestState ?? `mcpx-conform.${randomBytes(12).toString("base64url")}`);
+        : (probe.mrtr?.requestState ?? opaqueState(probe.caseKey, probe.params));
     const awaiting: Awaiting = {
       probe,
       key,
@@ -270,7 +279,7 @@ export class ModernAnswerer implements HarnessAnswerer {
       this.discovered = await this.peer.request(
         "server/discover",
         { _meta: this.meta() },
-        Math.min(timeoutMs, 5000),
+        Math.min(timeoutMs, DISCOVER_TIMEOUT_MS),
       );
       const versions = (this.discovered.result as any)?.supportedVersions;
       if (Array.isArray(versions) && versions.includes(MRTR_ERA)) this.negotiated = MRTR_ERA;

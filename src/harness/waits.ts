@@ -69,3 +69,6 @@ export const REVIEW_REQUEST_TIMEOUT_MS = scaled(2_000);
 export const LISTEN_POLL_MS = scaled(50);
 /** Closing an HTTP session: how long the DELETE (session termination) may take on a stuck relay. */
 export const TERMINATE_SESSION_MS = scaled(1_000);
+
+/** 2026-07-28: how long the answerer waits for server/discover, which a relay may leave unanswered (it is optional). */
+export const DISCOVER_TIMEOUT_MS = scaled(5_000);

@@ -1,18 +1,19 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type Results, ResultsSchema } from "../../src/model/results.ts";
 import { resolveRunConfig } from "../../src/run/config.ts";
 import { runPipeline } from "../../src/run/pipeline.ts";
 import { ROOT, tempDir } from "../helpers/cli.ts";
+import { runFiles } from "../helpers/wall-clock.ts";
 
 /**
  * --concurrency changes when cases run, never what they give: the same plan (the reference relay, two eras, the round
  * trip, an expiry case, the result-schema cases, a user rejection and 2026-07-28 input responses) run one group at a time and four at
  * a time gives the same cells, the same case verdicts and the same evidence — canaries included, since a canary is
  * named by its case's place in the plan, not by the order cases end in. Wall-clock facts are removed first, as in the
- * determinism test (times, durations, hashes of files that hold times, the two ends' interleaving, a measured delay),
- * and the 2026-07-28 requestState the harness upstream draws at random in every run.
+ * determinism test (test/helpers/wall-clock.ts: times, durations, hashes of files that hold times, the two ends'
+ * interleaving, a measured delay).
  */
 const OPTIONS = {
   target: join(ROOT, "targets/reference.yaml"),
@@ -27,41 +28,6 @@ const OPTIONS = {
   seed: "5",
   reporter: "md",
 };
-
-const WALL_CLOCK_KEYS = new Set(["startedAt", "finishedAt", "durationMs", "evidenceSha256", "t"]);
-const MEASURED_DELAY = /reported \d+(\.\d+)? ms after the request/g;
-/** The harness upstream's 2026-07-28 requestState is random in every run (sequential or not), by design. */
-const REQUEST_STATE = /mcpx-conform\.[A-Za-z0-9_-]{16}/g;
-
-function normalise(value: unknown): unknown {
-  if (typeof value === "string")
-    return value
-      .replace(MEASURED_DELAY, "reported N ms after the request")
-      .replace(REQUEST_STATE, "mcpx-conform.STATE");
-  if (Array.isArray(value)) return value.map(normalise);
-  if (value !== null && typeof value === "object")
-    return Object.fromEntries(
-      Object.entries(value)
-        .filter(([k]) => !WALL_CLOCK_KEYS.has(k))
-        .map(([k, v]) => [k, k === "frames" ? byEnd(v as Array<{ end: string }>) : normalise(v)]),
-    );
-  return value;
-}
-
-/** Each end's frames in their own order; the two ends' interleaving is arrival order. */
-function byEnd(frames: Array<{ end: string }>): Record<string, unknown[]> {
-  const ends: Record<string, unknown[]> = {};
-  for (const frame of frames) ends[frame.end] = [...(ends[frame.end] ?? []), normalise(frame)];
-  return ends;
-}
-
-function files(dir: string): Map<string, unknown> {
-  const out = new Map<string, unknown>();
-  for (const f of readdirSync(dir, { recursive: true }).map(String).sort())
-    if (f === "results.json" || (f.startsWith("evidence") && f.endsWith(".json")))
-      out.set(f, normalise(JSON.parse(readFileSync(join(dir, f), "utf8"))));
-  return out;
-}
 
 const read = (dir: string): Results =>
   ResultsSchema.parse(JSON.parse(readFileSync(join(dir, "results.json"), "utf8")));
@@ -91,8 +57,8 @@ describe("run --concurrency", () => {
   });
 
   it("gives the same evidence, canaries included", () => {
-    const one = files(dirs["1"]!);
-    const four = files(dirs["4"]!);
+    const one = runFiles(dirs["1"]!);
+    const four = runFiles(dirs["4"]!);
     expect([...four.keys()]).toEqual([...one.keys()]);
     const canaries = (m: Map<string, unknown>) =>
       [...m].filter(([f]) => f !== "results.json").map(([f, e]) => [f, (e as { canary?: string }).canary]);
