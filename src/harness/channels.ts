@@ -1,5 +1,6 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { createServer, type Server, type Socket } from "node:net";
+import { StringDecoder } from "node:string_decoder";
 import type { Frame } from "../model/evidence.ts";
 import type { FrameRecorder } from "./frames.ts";
 import type { LineChannel } from "./jsonrpc-peer.ts";
@@ -8,18 +9,30 @@ function emit(handlers: Array<(value: string) => void>, value: string): void {
   for (const h of handlers) h(value);
 }
 
-/** Splits a byte stream into lines (newline-delimited JSON framing of MCP's stdio transport). */
-function lineSplitter(onLine: (line: string) => void): (chunk: Buffer | string) => void {
+/**
+ * Splits a byte stream into lines (newline-delimited JSON framing of MCP's stdio transport). Bytes are decoded as
+ * UTF-8 across chunks (a character split between two chunks, as a relay writing byte by byte does, stays whole),
+ * and each chunk is scanned once for newlines (a 10 MB frame in 64 KiB chunks costs linear time).
+ */
+export function lineSplitter(onLine: (line: string) => void): (chunk: Buffer | string) => void {
+  const decoder = new StringDecoder("utf8");
   let buffer = "";
   return (chunk) => {
-    buffer += chunk.toString();
-    let index = buffer.indexOf("\n");
-    while (index >= 0) {
-      const line = buffer.slice(0, index).replace(/\r$/, "");
-      buffer = buffer.slice(index + 1);
-      if (line.length > 0) onLine(line);
-      index = buffer.indexOf("\n");
+    const text = typeof chunk === "string" ? chunk : decoder.write(chunk);
+    let index = text.indexOf("\n");
+    if (index < 0) {
+      buffer += text;
+      return;
     }
+    let start = 0;
+    while (index >= 0) {
+      const line = (buffer + text.slice(start, index)).replace(/\r$/, "");
+      buffer = "";
+      if (line.length > 0) onLine(line);
+      start = index + 1;
+      index = text.indexOf("\n", start);
+    }
+    buffer = text.slice(start);
   };
 }
 
@@ -43,7 +56,7 @@ export function childStdioChannel(child: ChildProcessWithoutNullStreams): LineCh
 }
 
 /** A TCP socket as a line channel; `initial` is data that arrived before the channel was made. */
-export function socketChannel(socket: Socket, initial = ""): LineChannel {
+export function socketChannel(socket: Socket, initial: Buffer | string = ""): LineChannel {
   const lineHandlers: Array<(line: string) => void> = [];
   const closeHandlers: Array<(reason: string) => void> = [];
   const early: string[] = [];
@@ -144,14 +157,15 @@ export class ControlServer {
   private accept(socket: Socket): void {
     this.sockets.add(socket);
     socket.on("close", () => this.sockets.delete(socket));
-    let buffer = "";
+    let buffer = Buffer.alloc(0);
     const onData = (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const index = buffer.indexOf("\n");
+      buffer = Buffer.concat([buffer, chunk]);
+      const index = buffer.indexOf(0x0a);
       if (index < 0) return;
       socket.off("data", onData);
-      const helloLine = buffer.slice(0, index);
-      const rest = buffer.slice(index + 1);
+      const helloLine = buffer.subarray(0, index).toString("utf8");
+      // Bytes, not text: a character the relay split across chunks is decoded whole by the line splitter.
+      const rest = buffer.subarray(index + 1);
       let token = "";
       try {
         token = String(JSON.parse(helloLine).hello ?? "");

@@ -102,7 +102,7 @@ export class SessionStartError extends Error {
 
 /** What the relay wrote that is not JSON-RPC, quoted (the evidence keeps every such line whole). */
 function nonJsonHint(frames: Frame[]): string {
-  const raw = frames.filter((f) => f.dir === "from-relay" && f.raw !== undefined);
+  const raw = frames.filter((f) => f.dir === "from-relay" && f.raw !== undefined && !f.truncated);
   if (raw.length === 0) return "";
   const first = raw[0]!.raw!.slice(0, 80);
   return `; the relay wrote ${raw.length} line(s) that are not JSON, first: ${JSON.stringify(first)}`;

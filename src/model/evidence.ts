@@ -17,9 +17,16 @@ export const FrameSchema = z.object({
   t: z.number(),
   end: EndSchema,
   dir: DirSchema,
-  /** The parsed JSON-RPC message; when a frame was not valid JSON, `raw` holds its text instead. */
+  /**
+   * The parsed JSON-RPC message; when a frame was not valid JSON, or was longer than the evidence keeps
+   * (`truncated`), `raw` holds its text instead.
+   */
   message: z.unknown().optional(),
   raw: z.string().optional(),
+  /** The frame's true length in UTF-8 bytes, when `raw` holds only its beginning. */
+  size: z.number().int().nonnegative().optional(),
+  /** The frame was longer than the evidence keeps per frame (`MAX_FRAME_CHARS`): `raw` is its beginning. */
+  truncated: z.literal(true).optional(),
   /** Which downstream session saw it, when several are connected. */
   session: z.string().optional(),
 });
