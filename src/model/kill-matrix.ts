@@ -68,7 +68,8 @@ export const KillMatrixSchema = z
     /**
      * The hostile zoo (targets/hostile/): relays that misbehave as processes (never start, crash, hang, garbage,
      * wrong ids, HTTP that never listens or drops its stream) or that work but behave badly around the protocol
-     * (stderr floods, ignoring SIGTERM). Held to the same selectors; their kills do not count for the corpus.
+     * (stderr floods, ignoring SIGTERM, a 10 MB frame, a byte-by-byte drip, a response to an id never used). Held
+     * to the same selectors; their kills do not count for the corpus.
      */
     hostile: z.array(BrokenRelaySchema).default([]),
     /** Corpus cases no broken relay can fail, each with the reason (reported by the test, never silent). */

@@ -14,8 +14,14 @@ export function ignoreTermination() {
 /**
  * Launches the upstream (argv after the script) and copies every line both ways. `down(message)` may rewrite
  * what goes to the harness answerer (return a string to send it raw, undefined to drop it); `up` likewise.
+ * `out(text)` writes to the harness (stdout by default).
  */
-export function passThrough({ up, down, exitWithUpstream = true } = {}) {
+export function passThrough({
+  up,
+  down,
+  exitWithUpstream = true,
+  out = (s) => process.stdout.write(s),
+} = {}) {
   const args = process.argv.slice(2).filter((a) => !a.startsWith("--marker="));
   const upstream = spawn(args[0], args.slice(1), { stdio: ["pipe", "pipe", "inherit"] });
   const send = (write, line, hook) => {
@@ -30,9 +36,7 @@ export function passThrough({ up, down, exitWithUpstream = true } = {}) {
     write(`${typeof out === "string" ? out : JSON.stringify(out)}\n`);
   };
   createInterface({ input: process.stdin }).on("line", (l) => send((s) => upstream.stdin.write(s), l, up));
-  createInterface({ input: upstream.stdout }).on("line", (l) =>
-    send((s) => process.stdout.write(s), l, down),
-  );
+  createInterface({ input: upstream.stdout }).on("line", (l) => send(out, l, down));
   if (exitWithUpstream) {
     process.stdin.on("end", () => upstream.kill());
     upstream.on("exit", () => process.exit(0));
