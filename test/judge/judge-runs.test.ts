@@ -1,9 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { CaseRun } from "../../src/harness/controller.ts";
 import { evidenceFor, judgeRuns, ROUNDTRIP_ROW } from "../../src/judge/judge-runs.ts";
-import type { LoadedCase } from "../../src/model/load.ts";
 import type { Register } from "../../src/model/register.ts";
-import type { Era } from "../../src/protocol/eras.ts";
+import { caseRun, SENT } from "../helpers/case-run.ts";
 
 const register: Register = {
   rows: [
@@ -36,49 +34,6 @@ const register: Register = {
     },
   ],
 };
-const answer = { role: "assistant", content: { type: "text", text: "x" }, model: "m" };
-const sentRequest = { messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 8 };
-
-function caseRun(
-  row: string,
-  era: Era,
-  ok: boolean,
-  over: Partial<CaseRun> = {},
-  kase: Partial<LoadedCase> = {},
-): CaseRun {
-  const expect: LoadedCase["expect"] = [{ outcome: "delivered" }];
-  return {
-    kase: {
-      id: `${row}-case`,
-      row,
-      title: "t",
-      why: "w",
-      request: sentRequest,
-      answer: { action: "accept", result: answer },
-      expect,
-      file: "cases/x.yaml",
-      ...kase,
-    },
-    era,
-    canary: "c",
-    expect,
-    capabilities: { sampling: {} },
-    answerTimeoutMs: 1500,
-    startedAt: "2026-01-01T00:00:00Z",
-    durationMs: 3,
-    observation: {
-      sent: sentRequest,
-      asked: [sentRequest],
-      answered: { result: answer },
-      upstream: ok
-        ? { kind: "result", result: answer }
-        : { kind: "error", error: { code: -32603, message: "no" } },
-    },
-    frames: [],
-    negotiated: { upstream: era, downstream: era },
-    ...over,
-  };
-}
 
 describe("judgeRuns", () => {
   it("judges each run with its row's severity, and passes when the era's round trip passed", () => {
@@ -161,8 +116,8 @@ describe("judgeRuns", () => {
       caseRun(ROUNDTRIP_ROW, "2025-11-25", true),
       caseRun("sampling-must", "2025-11-25", true, {
         observation: {
-          sent: sentRequest,
-          asked: [sentRequest],
+          sent: SENT,
+          asked: [SENT],
           answered: { result: noModel },
           upstream: { kind: "result", result: noModel },
         },

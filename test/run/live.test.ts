@@ -3,11 +3,11 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { CaseRun } from "../../src/harness/controller.ts";
 import { type JudgedRun, judgeRuns, ROUNDTRIP_ROW } from "../../src/judge/judge-runs.ts";
-import type { LoadedCase } from "../../src/model/load.ts";
 import type { Register } from "../../src/model/register.ts";
 import type { Era } from "../../src/protocol/eras.ts";
 import { LiveJudge, liveRun } from "../../src/run/live.ts";
 import type { RunEvent } from "../../src/run/progress.ts";
+import { caseRun } from "../helpers/case-run.ts";
 import { tempDir } from "../helpers/cli.ts";
 
 const row = (id: string) => ({
@@ -20,41 +20,8 @@ const row = (id: string) => ({
   url: "https://e.com/",
 });
 const register: Register = { rows: [{ ...row(ROUNDTRIP_ROW), side: "intermediary" }, row("sampling-must")] };
-const answer = { role: "assistant", content: { type: "text", text: "x" }, model: "m" };
-const sent = { messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 8 };
-
-function run(rowId: string, id: string, era: Era, ok: boolean): CaseRun {
-  const expect: LoadedCase["expect"] = [{ outcome: "delivered" }];
-  return {
-    kase: {
-      id,
-      row: rowId,
-      title: "t",
-      why: "w",
-      request: sent,
-      answer: { action: "accept", result: answer },
-      expect,
-      file: "cases/x.yaml",
-    },
-    era,
-    canary: "c",
-    expect,
-    capabilities: { sampling: {} },
-    answerTimeoutMs: 1500,
-    startedAt: "2026-01-01T00:00:00Z",
-    durationMs: 3,
-    observation: {
-      sent,
-      asked: [sent],
-      answered: { result: answer },
-      upstream: ok
-        ? { kind: "result", result: answer }
-        : { kind: "error", error: { code: -32603, message: "no" } },
-    },
-    frames: [],
-    negotiated: { upstream: era, downstream: era },
-  };
-}
+/** A recorded delivered case `id` of `rowId`, passing (`ok`) or not. */
+const run = (rowId: string, id: string, era: Era, ok: boolean) => caseRun(rowId, era, ok, {}, { id });
 
 const E = "2025-11-25" as const;
 const O = "2024-11-05" as const;

@@ -18,6 +18,18 @@
   const evidence = readJson("evidence", {});
   // The check catalogue (src/model/checks.ts): what each check id proves, shown on hover.
   const catalogue = readJson("checks", {});
+  // A failed check's mark by level: advisory failures only warn; info checks are judged elsewhere (another row).
+  const FAILED_MARK = {
+    must: { class: "s-fail", text: "✗" },
+    advisory: { class: "s-warn", text: "! advisory" },
+    info: { class: "muted", text: "✗ counted elsewhere" },
+  };
+  const checkMark = (c) =>
+    c.ok
+      ? { class: "s-pass", text: "✓" }
+      : has(FAILED_MARK, c.level)
+        ? FAILED_MARK[c.level]
+        : FAILED_MARK.must;
   const has = (object, key) => object !== null && typeof object === "object" && Object.hasOwn(object, key);
 
   const GLYPH = data.glyphs || {};
@@ -282,23 +294,7 @@
                   text: text(c.id),
                   title: has(catalogue, c.id) ? `${catalogue[c.id].proves} (${catalogue[c.id].rule})` : "",
                 }),
-                // advisory failures only warn; info checks are judged elsewhere (another row, or content fidelity)
-                h("td", {
-                  class: c.ok
-                    ? "s-pass"
-                    : c.level === "advisory"
-                      ? "s-warn"
-                      : c.level === "info"
-                        ? "muted"
-                        : "s-fail",
-                  text: c.ok
-                    ? "✓"
-                    : c.level === "advisory"
-                      ? "! advisory"
-                      : c.level === "info"
-                        ? "✗ counted elsewhere"
-                        : "✗",
-                }),
+                h("td", checkMark(c)),
                 h("td", { text: text(c.detail) }),
               ),
             ),
