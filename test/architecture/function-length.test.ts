@@ -19,7 +19,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** Functions over the limit in one source text, without a "Long:" reason in their leading comments. */
-export function unjustifiedLongFunctions(file: string, text: string): string[] {
+function unjustifiedLongFunctions(file: string, text: string): string[] {
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found: string[] = [];
   const visit = (node: ts.Node): void => {

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
  * listed for it. The pure oracle and judge know no process, socket, CLI or renderer; the matrix never runs a relay;
  * the reference relay is judged like any target and shares only the validator with the judge.
  */
-export const ALLOWED: Record<string, readonly string[]> = {
+const ALLOWED: Record<string, readonly string[]> = {
   protocol: [],
   validator: ["protocol"],
   model: ["protocol", "validator"],
@@ -32,7 +32,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** Every relative import of a file, as the layer (top folder under src/) it lands in. */
-export function importedLayers(file: string, text: string): Array<{ layer: string; spec: string }> {
+function importedLayers(file: string, text: string): Array<{ layer: string; spec: string }> {
   const specs = [...text.matchAll(/(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)].map((m) => m[1]!);
   return specs.map((spec) => {
     const target = relative(SRC, resolve(join(file, ".."), spec));
