@@ -22,10 +22,11 @@ import { RelaySession } from "../src/harness/session.ts";
 import type { LoadedCase } from "../src/model/load.ts";
 import { loadTarget, PROJECT_ROOT } from "../src/model/load.ts";
 import type { TargetProfile } from "../src/model/target.ts";
-import { type Era, isModernEra } from "../src/protocol/eras.ts";
+import type { Era } from "../src/protocol/eras.ts";
 import { resolveRunConfig } from "../src/run/config.ts";
 import { runPipeline } from "../src/run/pipeline.ts";
 import { planRun } from "../src/run/plan.ts";
+import { unavoidableWaitMs } from "../src/run/shard.ts";
 
 const ERA: Era = "2025-11-25";
 const REFERENCE = join(PROJECT_ROOT, "targets/reference.yaml");
@@ -41,25 +42,6 @@ export const median = (xs: number[]): number => {
   const m = Math.floor(s.length / 2);
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
-
-/** The wait a case cannot avoid against this profile: the deadline or delay its script makes the run sit out. */
-export function unavoidableWaitMs(
-  item: { kase: LoadedCase; era: Era },
-  profile: Pick<TargetProfile, "answerTimeoutMs">,
-): number {
-  const { kase, era } = item;
-  const a = kase.answer;
-  let wait = 0;
-  if (a.action === "expire") wait = profile.answerTimeoutMs;
-  else if (a.action === "accept" && a.delayMs !== undefined) wait = a.delayMs;
-  else if (a.action === "accept" && a.delayOfAnswerTimeout !== undefined)
-    wait = a.delayOfAnswerTimeout * profile.answerTimeoutMs;
-  if (isModernEra(era)) {
-    const outcomes = kase.expect.filter((e) => !e.eras || e.eras.includes(era));
-    if (outcomes.some((e) => e.outcome === "withheld")) wait = Math.max(wait, profile.answerTimeoutMs);
-  }
-  return wait;
-}
 
 /**
  * The floor of a run's case waits on `lanes` lanes: each session group (and each two-session case) is one unit whose

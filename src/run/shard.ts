@@ -33,10 +33,10 @@ const MODERN_SETTLE_MS = 500;
 const OWN_RELAY_MS = 800;
 
 /**
- * How long a work item is expected to take against this profile: cases that wait for a deadline (the answerer never
- * answers, answers late, or a 2026-07-28 answer is withheld) cost about the profile's answerTimeoutMs.
+ * The wait a case cannot avoid against this profile: the deadline or delay its script makes the run sit out (the
+ * answerer never answers, answers late, or a 2026-07-28 answer is withheld until the relay's deadline).
  */
-export function expectedCostMs(item: WorkItem, profile: Pick<TargetProfile, "answerTimeoutMs">): number {
+export function unavoidableWaitMs(item: WorkItem, profile: Pick<TargetProfile, "answerTimeoutMs">): number {
   const { kase, era } = item;
   const answer = kase.answer;
   let wait = 0;
@@ -44,11 +44,22 @@ export function expectedCostMs(item: WorkItem, profile: Pick<TargetProfile, "ans
   else if (answer.action === "accept" && answer.delayMs !== undefined) wait = answer.delayMs;
   else if (answer.action === "accept" && answer.delayOfAnswerTimeout !== undefined)
     wait = answer.delayOfAnswerTimeout * profile.answerTimeoutMs;
-  if (isModernEra(era)) {
-    const outcomes = kase.expect.filter((e) => !e.eras || e.eras.includes(era));
-    if (outcomes.some((e) => e.outcome === "withheld")) wait = Math.max(wait, profile.answerTimeoutMs);
-    else if (!outcomes.some((e) => e.outcome === "delivered")) wait = Math.max(wait, MODERN_SETTLE_MS);
-  }
+  if (isModernEra(era) && outcomesIn(item).some((e) => e.outcome === "withheld"))
+    wait = Math.max(wait, profile.answerTimeoutMs);
+  return wait;
+}
+
+const outcomesIn = ({ kase, era }: WorkItem) => kase.expect.filter((e) => !e.eras || e.eras.includes(era));
+
+/**
+ * How long a work item is expected to take against this profile: its unavoidable wait, the settle time of a
+ * 2026-07-28 case that delivers nothing, one exchange, and a relay of its own for a two-session case.
+ */
+export function expectedCostMs(item: WorkItem, profile: Pick<TargetProfile, "answerTimeoutMs">): number {
+  const { kase, era } = item;
+  let wait = unavoidableWaitMs(item, profile);
+  if (isModernEra(era) && !outcomesIn(item).some((e) => e.outcome === "delivered"))
+    wait = Math.max(wait, MODERN_SETTLE_MS);
   return EXCHANGE_MS + wait + (kase.sessions === 2 ? OWN_RELAY_MS : 0);
 }
 
