@@ -50,16 +50,14 @@ function coverageNote(row: string, era: Era, side: CellSide, judged: JudgedCase[
 
 /**
  * Builds every cell (row × era × side) for the eras that were selected: n/a rows keep their reason, testable
- * rows with no case are `not-run` (never a silent pass), and eras the harness could not drive carry why.
+ * rows with no case are `not-run` (never a silent pass). Why a case could not run against this target travels as a
+ * `skip` (or harness `error`) case result of its own, so the cell's note says it.
  */
 export function buildCells(
   register: Register,
   judged: JudgedCase[],
   eras: Era[],
-  eraNotRun: Partial<Record<Era, string>> = {},
   rows?: Set<string>,
-  /** Why a row's cases were not run against this target (e.g. it has only one downstream session). */
-  rowNotRun: Record<string, string> = {},
 ): Cell[] {
   const cells: Cell[] = [];
   for (const row of register.rows) {
@@ -71,7 +69,6 @@ export function buildCells(
           cells.push({ row: row.id, era, side, status: "n/a", note: row.na, cases: [] });
           continue;
         }
-        const notRun = eraNotRun[era];
         const mine = judged.filter((j) => j.row === row.id && j.era === era && j.side === side);
         const cases = mine.map((j) => j.result);
         if (cases.length === 0) {
@@ -80,10 +77,7 @@ export function buildCells(
             era,
             side,
             status: "not-run",
-            note:
-              rowNotRun[row.id] ??
-              notRun ??
-              (row.pending ? `pending: ${row.pending}` : "no case in the corpus exercises this cell"),
+            note: row.pending ? `pending: ${row.pending}` : "no case in the corpus exercises this cell",
             cases: [],
           });
           continue;

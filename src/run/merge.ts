@@ -130,7 +130,7 @@ export function mergeShards(config: MergeConfig): RunOutcome {
   // Shards finish in any order: cases sit in a cell by id, so one merge of the same shards is byte-for-byte another.
   judged.sort((a, b) => (a.result.id < b.result.id ? -1 : a.result.id > b.result.id ? 1 : 0));
   const eras = ERAS.filter((e) => (first.eras ?? []).includes(e));
-  const cells = buildCells(config.register, judged, eras, {}, rows);
+  const cells = buildCells(config.register, judged, eras, rows);
   const fuzz = shards.flatMap((s) => s.results.fuzz ?? []);
   const { shard: _shard, ...whole } = first;
   const results: Results = {

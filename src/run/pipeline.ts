@@ -171,7 +171,6 @@ export async function runPipeline(config: RunConfig, hooks: RunHooks = {}): Prom
     register,
     [...withCoverage(recorded.judgedCases), ...executed.skipped, ...plan.unrun, ...fuzz.judged],
     eras,
-    {},
     selectedRows,
   );
   const cells = shard ? noteOtherShards(built, plannedCells(register, full), shard) : built;

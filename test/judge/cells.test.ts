@@ -90,25 +90,25 @@ describe("buildCells", () => {
   });
 
   it("keeps only the selected eras and rows", () => {
-    const cells = buildCells(register, judged, ["2025-11-25"], {}, new Set(["sampling-one"]));
+    const cells = buildCells(register, judged, ["2025-11-25"], new Set(["sampling-one"]));
     expect(cells.map((c) => `${c.row}@${c.era}`)).toEqual(["sampling-one@2025-11-25"]);
     expect(buildCells(register, judged, [])).toEqual([]);
   });
 
-  it("says why a cell did not run: the row's reason before the era's before the default", () => {
-    const cells = buildCells(
-      register,
-      [],
-      ["2024-11-05", "2025-11-25"],
-      { "2024-11-05": "era not driven" },
-      undefined,
-      { "sampling-both": "needs two sessions" },
-    );
+  it("says why a cell did not run: the reason its skipped cases give, else the default", () => {
+    const skipped = (row: string, side: "client" | "server"): JudgedCase => ({
+      row,
+      era: "2025-11-25",
+      side,
+      result: { id: "s", status: "skip", reason: "needs two sessions" },
+    });
+    const cells = buildCells(register, [skipped("sampling-both", "server")], ["2024-11-05", "2025-11-25"]);
     const note = (id: string, era: string, side?: string) =>
       cells.find((c) => c.row === id && c.era === era && (!side || c.side === side))!.note;
-    expect(note("sampling-empty", "2024-11-05")).toBe("era not driven");
     expect(note("sampling-empty", "2025-11-25")).toBe("no case in the corpus exercises this cell");
-    expect(note("sampling-both", "2025-11-25", "server")).toBe("needs two sessions");
+    expect(note("sampling-both", "2025-11-25", "server")).toBe(
+      "1 of 1 cases not run against this target: needs two sessions",
+    );
     expect(note("sampling-na", "2024-11-05")).toBe("not for relays");
   });
 });
