@@ -11,6 +11,8 @@ const shared = {
   pool: "forks" as const,
   // Each test file gets its own temporary root, removed after the file (nothing is left in /tmp).
   setupFiles: ["test/setup/temp.ts"],
+  // The compiled CLI is built once before the tests (relays then start without tsx).
+  globalSetup: ["test/setup/build.ts"],
 };
 
 export default defineConfig({

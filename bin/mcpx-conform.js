@@ -1,8 +1,36 @@
 #!/usr/bin/env node
-// Entry point: runs the TypeScript CLI through tsx so that a fresh `npm ci` is all a user needs
-// (no build step whose output could go stale against the sources).
-import { register } from "tsx/esm/api";
+// Entry point. It runs the compiled CLI (dist/cli/main.mjs, built by `npm run build`, on install and before the
+// tests) when that is newer than every file under src/, else the TypeScript sources through tsx: an edited source is
+// never shadowed by a stale build, and a fresh `npm ci` is all a user needs. The compiled start saves tsx's
+// compile on every relay launch (about 0.3 s of CPU each; `npm run bench` measures both).
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
-register();
-const { main } = await import("../src/cli/main.ts");
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const compiled = join(root, "dist/cli/main.mjs");
+
+/** The newest modification time of any file under `dir` (0 when there is none). */
+function newest(dir) {
+  let latest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) latest = Math.max(latest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return latest;
+}
+
+function compiledIsFresh() {
+  if (process.env.MCPX_CONFORM_FROM_SOURCE === "1" || !existsSync(compiled)) return false;
+  const src = join(root, "src");
+  return !existsSync(src) || statSync(compiled).mtimeMs >= newest(src);
+}
+
+let main;
+if (compiledIsFresh()) {
+  ({ main } = await import(compiled));
+} else {
+  const { register } = await import("tsx/esm/api");
+  register();
+  ({ main } = await import("../src/cli/main.ts"));
+}
 process.exitCode = await main(process.argv.slice(2));

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { PROJECT_ROOT } from "../model/load.ts";
 import type { TargetProfile } from "../model/target.ts";
 import { type ControlServer, childStdioChannel, recorded } from "./channels.ts";
 import type { FrameRecorder } from "./frames.ts";
@@ -10,7 +10,7 @@ import { HttpUpstreamHost } from "./http-upstream.ts";
 import type { LineChannel } from "./jsonrpc-peer.ts";
 import { freePort, type Placeholders, RelayProcess } from "./relay-process.ts";
 
-const SHIM = join(dirname(fileURLToPath(import.meta.url)), "upstream-shim.mjs");
+const SHIM = join(PROJECT_ROOT, "src/harness/upstream-shim.mjs");
 
 /**
  * Where the harness upstream lives for one session: the placeholders a profile's command may use to reach it,

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import Handlebars from "handlebars";
+import { PROJECT_ROOT } from "../model/load.ts";
 import { mdHref, mdText, xmlAttr, xmlText } from "./escape.ts";
 
 /**
@@ -12,7 +12,7 @@ import { mdHref, mdText, xmlAttr, xmlText } from "./escape.ts";
  */
 export const hbs = Handlebars.create();
 
-const TEMPLATE_DIR = join(dirname(fileURLToPath(import.meta.url)), "templates");
+const TEMPLATE_DIR = join(PROJECT_ROOT, "src/matrix/templates");
 
 hbs.registerHelper("md", (value: unknown) => new hbs.SafeString(mdText(value)));
 hbs.registerHelper("mdhref", (value: unknown) => new hbs.SafeString(mdHref(String(value ?? "")) ?? ""));
