@@ -8,7 +8,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const compiled = join(root, "dist/cli/main.mjs");
+// The relay command (started once per relay session of a run) has an entry of its own that loads only the relay.
+const relayOnly = process.argv[2] === "relay";
+const compiled = join(root, relayOnly ? "dist/cli/relay-main.mjs" : "dist/cli/main.mjs");
 
 /** The newest modification time of any file under `dir` (0 when there is none). */
 function newest(dir) {
@@ -27,10 +29,13 @@ function compiledIsFresh() {
 
 let main;
 if (compiledIsFresh()) {
-  ({ main } = await import(compiled));
+  const module = await import(compiled);
+  main = relayOnly ? module.relayMain : module.main;
 } else {
   const { register } = await import("tsx/esm/api");
   register();
-  ({ main } = await import("../src/cli/main.ts"));
+  main = relayOnly
+    ? (await import("../src/cli/relay-main.ts")).relayMain
+    : (await import("../src/cli/main.ts")).main;
 }
 process.exitCode = await main(process.argv.slice(2));

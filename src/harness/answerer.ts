@@ -17,6 +17,8 @@ export class ClientAnswerer {
   /** Sampling requests received since the last reset, with what was answered. */
   asked: unknown[] = [];
   answered: unknown;
+  /** Called when the script makes the answerer wait on purpose (an answer that never comes, or comes late). */
+  onWait: (() => void) | undefined;
 
   constructor(
     channel: LineChannel,
@@ -71,7 +73,10 @@ export class ClientAnswerer {
     if (!answer) return { error: { code: -32603, message: "mcpx-conform: no case is running" } };
     switch (answer.action) {
       case "accept":
-        if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
+        if (answer.delayMs) {
+          this.onWait?.();
+          await new Promise((r) => setTimeout(r, answer.delayMs));
+        }
         this.answered = { result: answer.result };
         return { result: answer.result };
       case "decline": {
@@ -83,6 +88,7 @@ export class ClientAnswerer {
         this.answered = { error: answer.error };
         return { error: answer.error as { code: number; message: string } };
       case "expire":
+        this.onWait?.();
         return { noReply: true as const };
     }
   }

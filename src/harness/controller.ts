@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { availableParallelism } from "node:os";
 import type { Answer } from "../model/case.ts";
 import type { CaseRun } from "../model/case-run.ts";
@@ -8,7 +9,7 @@ import { ControlServer } from "./channels.ts";
 import { canaryFor, withCanary } from "./instantiate.ts";
 import { bystanderAnswer, runIsolationCase } from "./isolation.ts";
 import { KILL_GRACE_MS } from "./processes.ts";
-import { type CaseRunOutput, RelaySession, SessionStartError } from "./session.ts";
+import { type CaseHooks, type CaseRunOutput, RelaySession, SessionStartError } from "./session.ts";
 import { CASE_SLACK_MS } from "./waits.ts";
 
 export type { CaseRun } from "../model/case-run.ts";
@@ -34,6 +35,13 @@ export interface RunPlan {
    * ended, so the skip hook can act on its verdict. Plans put them first in their era.
    */
   prerequisite?: (item: { kase: LoadedCase; era: Era }) => boolean;
+  /**
+   * The expected ms of a case (it only orders the work: units whose longest case is longest start first, so the
+   * longest waits overlap with the rest instead of trailing it).
+   */
+  cost?: (item: { kase: LoadedCase; era: Era }) => number;
+  /** Cases that get a relay session of their own instead of their group's (a long deliberate wait). */
+  ownSession?: (item: { kase: LoadedCase; era: Era }) => boolean;
 }
 
 /** A session group gets its relay started at most this many times (the first start and one reopen). */
@@ -69,22 +77,28 @@ export function sessionGroup(item: { kase: LoadedCase; era: Era }): string {
 
 /**
  * The longest a run of these cases can take against this profile, in ms (the README states it):
- *   groups × 2 × (startupTimeoutMs + KILL_GRACE_MS) + isolation cases × (startupTimeoutMs + KILL_GRACE_MS)
+ *   sessions × 2 × (startupTimeoutMs + KILL_GRACE_MS) + isolation cases × (startupTimeoutMs + KILL_GRACE_MS)
  *   + case runs × (startupTimeoutMs + caseTimeoutMs + CASE_SLACK_MS) + RUN_OVERHEAD_MS
- * Every relay start is bounded by startupTimeoutMs, every stop by the kill grace, every case by caseTimeoutMs plus
- * slack (plus startupTimeoutMs for the one case of a session that waits for the relay to launch the upstream), and a
- * group's relay is started at most twice. Relays that fail early end far sooner: a relay that never starts costs one
- * start; an era whose round trip fails costs its round trip only.
+ * where sessions are the session groups plus the cases on a session of their own (`ownSession`). Every relay start is
+ * bounded by startupTimeoutMs, every stop by the kill grace, every case by caseTimeoutMs plus slack (plus
+ * startupTimeoutMs for the one case of a session that waits for the relay to launch the upstream), and a session is
+ * started at most twice. Relays that fail early end far sooner: a relay that never starts costs one start; an era
+ * whose round trip fails costs its round trip only.
  */
 export function worstCaseMs(
   profile: Pick<TargetProfile, "startupTimeoutMs" | "caseTimeoutMs">,
   work: Array<{ kase: LoadedCase; era: Era }>,
+  ownSession: (item: { kase: LoadedCase; era: Era }) => boolean = () => false,
 ): number {
   const isolation = work.filter((w) => w.kase.sessions === 2).length;
-  const groups = new Set(work.filter((w) => w.kase.sessions !== 2).map(sessionGroup)).size;
+  const shared = work.filter((w) => w.kase.sessions !== 2 && !ownSession(w));
+  const own = work.filter((w) => w.kase.sessions !== 2 && ownSession(w)).length;
+  const sessions = new Set(shared.map(sessionGroup)).size + own;
   const start = profile.startupTimeoutMs + KILL_GRACE_MS;
   const perCase = profile.startupTimeoutMs + profile.caseTimeoutMs + CASE_SLACK_MS;
-  return groups * MAX_STARTS_PER_GROUP * start + isolation * start + work.length * perCase + RUN_OVERHEAD_MS;
+  return (
+    sessions * MAX_STARTS_PER_GROUP * start + isolation * start + work.length * perCase + RUN_OVERHEAD_MS
+  );
 }
 
 /** Why a session failed, kept so that later cases needing the same kind of session get it at once. */
@@ -237,6 +251,15 @@ class GroupSession {
 }
 
 /**
+ * A case that only waits now, handed on by its lane and recorded when `settling` resolves: with `sessionFree`, its
+ * session already takes the next case (2026-07-28 settle); else the session stays its own until then.
+ */
+interface Settling {
+  settling: Promise<void>;
+  sessionFree: boolean;
+}
+
+/**
  * A case through its group's relay session. A relay that could not start without saying anything readable has set
  * the run's `everySession` failure (every later session would fail the same way).
  */
@@ -246,7 +269,7 @@ async function runInSession(
   item: WorkItem,
   c: ReturnType<typeof instantiate>,
   shared: Shared,
-): Promise<void> {
+): Promise<Settling | undefined> {
   const { kase, era } = item;
   const session = await group.acquire(item, shared);
   if (!(session instanceof RelaySession)) {
@@ -262,7 +285,15 @@ async function runInSession(
     ...(review ? { review } : {}),
     ...(kase.mrtr ? { mrtr: withCanary(kase.mrtr, c.canary) } : {}),
   };
-  c.record(await runBounded(session, plan.profile, input, plan.signal));
+  let handOn!: (how: "session" | "lane") => void;
+  const handedOn = new Promise<"session" | "lane">((r) => {
+    handOn = r;
+  });
+  const hooks = { sessionFree: () => handOn("session"), laneFree: () => handOn("lane") };
+  const recorded = runBounded(session, plan.profile, input, plan.signal, hooks).then(c.record);
+  // A case that only waits now hands its lane (and in 2026-07-28 its session) on and is recorded when it settles.
+  const first = await Promise.race([recorded, handedOn]);
+  return first === undefined ? undefined : { settling: recorded, sessionFree: first === "session" };
 }
 
 /** A run's lanes: `--concurrency` when given, else the machine's parallelism, at least 2. */
@@ -316,30 +347,43 @@ interface Unit {
   items: Array<{ item: WorkItem; index: number }>;
   /** Index of the next item to run. */
   next: number;
-  /** A lane is running one of its items (a session runs one case at a time). */
+  /** A lane is running one of its items (a session drives one case at a time). */
   busy: boolean;
+  /** Cases of the unit that handed its session on and are still settling (2026-07-28). */
+  settling: number;
   group?: GroupSession;
 }
 
-/** Session groups and two-session cases, in the plan order of their first item. */
+/**
+ * Session groups, cases on a session of their own and two-session cases; the units whose longest case is expected to
+ * take longest come first (ties: by size, then plan order), so the run's longest waits start early.
+ */
 function unitsOf(plan: RunPlan, control: ControlServer): Unit[] {
   const units: Unit[] = [];
   const byGroup = new Map<string, Unit>();
+  const unit = (group?: GroupSession): Unit => ({ items: [], next: 0, busy: false, settling: 0, group });
   plan.work.forEach((item, index) => {
-    if (item.kase.sessions === 2) {
-      units.push({ items: [{ item, index }], next: 0, busy: false });
+    if (item.kase.sessions === 2 || plan.ownSession?.(item)) {
+      const own = unit(item.kase.sessions === 2 ? undefined : new GroupSession(plan, control));
+      own.items.push({ item, index });
+      units.push(own);
       return;
     }
     const key = sessionGroup(item);
-    let unit = byGroup.get(key);
-    if (!unit) {
-      unit = { items: [], next: 0, busy: false, group: new GroupSession(plan, control) };
-      byGroup.set(key, unit);
-      units.push(unit);
+    let shared = byGroup.get(key);
+    if (!shared) {
+      shared = unit(new GroupSession(plan, control));
+      byGroup.set(key, shared);
+      units.push(shared);
     }
-    unit.items.push({ item, index });
+    shared.items.push({ item, index });
   });
-  return units;
+  const cost = plan.cost;
+  if (!cost) return units;
+  const longest = (u: Unit) => Math.max(...u.items.map((e) => cost(e.item)));
+  const keyed = units.map((u) => ({ u, longest: longest(u) }));
+  keyed.sort((a, b) => b.longest - a.longest || b.u.items.length - a.u.items.length);
+  return keyed.map((k) => k.u);
 }
 
 /**
@@ -391,7 +435,7 @@ class Scheduler {
       if (left.length === 0) return undefined;
       const unit =
         (current && this.ready(current) ? current : left.find((u) => this.ready(u))) ??
-        (left.every((u) => !u.busy) ? left[0] : undefined);
+        (left.every((u) => !u.busy) && this.units.every((u) => u.settling === 0) ? left[0] : undefined);
       if (unit) {
         unit.busy = true;
         return unit;
@@ -400,12 +444,37 @@ class Scheduler {
     }
   }
 
-  /** A lane ended a case of `unit` (its run recorded first, so the skip hook sees a round trip's verdict). */
-  done(unit: Unit, item: WorkItem): void {
-    unit.next++;
-    unit.busy = false;
+  /**
+   * A lane is done with a case of `unit`: it ended, or it was handed on while it settles. Handed on with its session
+   * free (`session`), the unit's next case may start now; else (`lane`) the unit stays busy until `finished`.
+   */
+  done(unit: Unit, item: WorkItem, handedOn?: "session" | "lane"): void {
+    if (handedOn !== "lane") {
+      unit.next++;
+      unit.busy = false;
+    }
+    if (handedOn) unit.settling++;
+    else this.count(item);
+    this.notify();
+  }
+
+  /** A case that settled after its lane moved on has been recorded. */
+  finished(unit: Unit, item: WorkItem, handedOn: "session" | "lane"): void {
+    if (handedOn === "lane") {
+      unit.next++;
+      unit.busy = false;
+    }
+    unit.settling--;
+    this.count(item);
+    this.notify();
+  }
+
+  private count(item: WorkItem): void {
     if (this.isPrerequisite(item))
       this.prerequisitesLeft.set(item.era, (this.prerequisitesLeft.get(item.era) ?? 1) - 1);
+  }
+
+  private notify(): void {
     const wake = this.wake;
     this.reset();
     wake();
@@ -421,6 +490,8 @@ class Scheduler {
  * Runs come back in plan order, with canaries named by plan index, whatever the order they ended in.
  */
 export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
+  // Every case in flight listens for an abort, and settling cases overlap: more than Node's default of ten at once.
+  if (plan.signal) setMaxListeners(0, plan.signal);
   const control = new ControlServer();
   await control.start();
   const slots: Array<CaseRun | undefined> = new Array(plan.work.length);
@@ -428,24 +499,47 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
   const scheduler = new Scheduler(units, plan.work, plan.prerequisite ?? (() => false));
   const shared: Shared = { gate: new StartGate(), everySession: undefined };
   // A lane that throws (a harness bug) stops the others from starting further cases; the error is rethrown.
+  const crashed = (error: unknown) => {
+    scheduler.stop();
+    throw error;
+  };
+  const settlingRuns: Promise<void>[] = [];
+  const closing: Promise<void>[] = [];
+  // A unit's relay session closes once its last case has ended and every case of it has settled.
+  const closeIfDone = (u: Unit) => {
+    if (u.next >= u.items.length && u.settling === 0 && !u.busy && u.group) closing.push(u.group.close());
+  };
   const lane = async () => {
     for (let unit = await scheduler.take(undefined); unit; unit = await scheduler.take(unit)) {
-      const { item, index } = unit.items[unit.next]!;
+      const u = unit;
+      const { item, index } = u.items[u.next]!;
+      let handedOn: Settling | undefined;
       try {
-        await runItem(plan, control, shared, unit, item, instantiate(plan, item, index, slots));
+        handedOn = await runItem(plan, control, shared, u, item, instantiate(plan, item, index, slots));
       } catch (error) {
-        scheduler.stop();
-        throw error;
-      } finally {
-        scheduler.done(unit, item);
+        scheduler.done(u, item);
+        crashed(error);
       }
-      // The group's last case: its relay session closes now, as in a sequential run.
-      if (unit.next >= unit.items.length) await unit.group?.close();
+      if (!handedOn) {
+        scheduler.done(u, item);
+        closeIfDone(u);
+        continue;
+      }
+      const how = handedOn.sessionFree ? "session" : "lane";
+      scheduler.done(u, item, how);
+      settlingRuns.push(
+        handedOn.settling.then(() => {
+          scheduler.finished(u, item, how);
+          closeIfDone(u);
+        }, crashed),
+      );
     }
   };
   try {
     const lanes = Math.max(1, Math.min(plan.concurrency ?? 1, units.length));
     const ended = await Promise.allSettled(Array.from({ length: lanes }, lane));
+    // Lanes end when nothing is left to hand out; cases handed on may still be settling (none are added now).
+    ended.push(...(await Promise.allSettled(settlingRuns)), ...(await Promise.allSettled(closing)));
     const crash = ended.find((e) => e.status === "rejected");
     if (crash) throw crash.reason;
   } finally {
@@ -469,7 +563,7 @@ async function runItem(
   unit: Unit,
   item: WorkItem,
   c: ReturnType<typeof instantiate>,
-): Promise<void> {
+): Promise<Settling | undefined> {
   const { kase, era } = item;
   const { signal } = plan;
   const interrupted = () =>
@@ -477,17 +571,17 @@ async function runItem(
       { reason: String(signal?.reason ?? "interrupted"), frames: [] },
       "the run was interrupted before this case ran: ",
     );
-  if (signal?.aborted) return interrupted();
+  if (signal?.aborted) return void interrupted();
   const skipped = plan.skip?.(item);
-  if (skipped) return c.notRun(skipped);
+  if (skipped) return void c.notRun(skipped);
   if (kase.sessions === 2) {
     // A relay of its own: it waits for the run's first start to settle (a silent failure is then known).
     await shared.gate.settled();
     if (shared.everySession)
-      return c.notDriven(shared.everySession, "not retried, as in an earlier session of this run: ");
-    if (signal?.aborted) return interrupted();
+      return void c.notDriven(shared.everySession, "not retried, as in an earlier session of this run: ");
+    if (signal?.aborted) return void interrupted();
     // Session isolation needs a relay of its own with two downstream sessions (see isolation.ts).
-    return c.record(
+    return void c.record(
       await runIsolationCase({
         profile: plan.profile,
         profileFile: plan.profileFile,
@@ -502,8 +596,8 @@ async function runItem(
     );
   }
   if (shared.everySession)
-    return c.notDriven(shared.everySession, "not retried, as in an earlier session of this run: ");
-  await runInSession(plan, unit.group!, item, c, shared);
+    return void c.notDriven(shared.everySession, "not retried, as in an earlier session of this run: ");
+  return runInSession(plan, unit.group!, item, c, shared);
 }
 
 /**
@@ -516,6 +610,7 @@ async function runBounded(
   profile: TargetProfile,
   input: Parameters<RelaySession["runCase"]>[0],
   signal: AbortSignal | undefined,
+  hooks?: CaseHooks,
 ): Promise<CaseRunOutput> {
   const bound =
     (session.upstreamReady ? 0 : profile.startupTimeoutMs) + profile.caseTimeoutMs + CASE_SLACK_MS;
@@ -527,7 +622,7 @@ async function runBounded(
     onAbort = () => resolve("abort");
     signal?.addEventListener("abort", onAbort, { once: true });
   });
-  const running = session.runCase(input);
+  const running = session.runCase(input, hooks);
   const first = await Promise.race([running, giveUp]);
   clearTimeout(timer);
   if (onAbort) signal?.removeEventListener("abort", onAbort);

@@ -21,8 +21,10 @@ export interface ArmedProbe extends Probe {
 }
 
 export interface HarnessUpstream {
-  /** Arms the next probe call; undefined disarms a probe whose case has ended. */
+  /** Arms the next probe call; undefined disarms every armed probe. */
   arm(probe: ArmedProbe | undefined): void;
+  /** Ends a case at the upstream: its probe, if never called, is disarmed; a retry it still awaits is no longer awaited. */
+  disarm(caseKey: string): void;
   /** The protocol version the relay spoke to the upstream, once known. */
   readonly negotiated: string | null;
   /** Probe calls that arrived with no probe armed (a late or duplicated call). */
@@ -33,7 +35,9 @@ export interface HarnessUpstream {
    * The answerer's probe call has ended, so no further answer can come from it: an upstream that is waiting for
    * the relay to come back (2026-07-28: a retry) decides within `graceMs`. Legacy upstreams have no such wait.
    */
-  settle?(graceMs: number): void;
+  settle?(graceMs: number, caseKey: string): void;
+  /** 2026-07-28: the requestState the upstream sent for this case's input_required, while it awaits the retry. */
+  requestStateOf?(caseKey: string): string | undefined;
 }
 
 export interface HarnessAnswerer {
@@ -44,6 +48,8 @@ export interface HarnessAnswerer {
   readonly asked: unknown[];
   /** What the answerer replied (`{result}` or `{error}`), when it replied. */
   readonly answered: unknown;
+  /** Called when the script makes the answerer wait on purpose (the session hands the lane on meanwhile). */
+  onWait: (() => void) | undefined;
   connect(timeoutMs: number): Promise<void>;
   script(answer: Answer): void;
   /** Calls the probe tool and resolves with the relay's final response to that call. */

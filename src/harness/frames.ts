@@ -11,15 +11,20 @@ type Dir = Frame["dir"];
 export const MAX_FRAME_CHARS = 64 * 1024;
 
 /**
- * Records every frame seen at either end of the relay, with the time since the recorder's epoch.
- * One recorder serves a whole relay session; each case reads the slice of frames seen while it ran.
+ * Records every frame seen at either end of the relay. One recorder serves a whole relay session; each case reads
+ * the frames seen while it ran, with `t` in ms since the case's own mark (cases of a 2026-07-28 session may overlap:
+ * one still settling while the next runs, so every frame keeps its absolute time and each slice is timed from its
+ * own mark).
  */
 export class FrameRecorder {
   private readonly frames: Frame[] = [];
-  private epoch = performance.now();
+  /** performance.now() of each frame, by index. */
+  private readonly times: number[] = [];
+  /** The moment of each mark, by the frame index it returned. */
+  private readonly marks = new Map<number, number>();
 
   record(end: End, dir: Dir, raw: string, session?: string): void {
-    const frame: Frame = { t: Math.round((performance.now() - this.epoch) * 10) / 10, end, dir };
+    const frame: Frame = { t: 0, end, dir };
     if (raw.length > MAX_FRAME_CHARS) {
       frame.raw = raw.slice(0, MAX_FRAME_CHARS);
       frame.size = Buffer.byteLength(raw, "utf8");
@@ -33,15 +38,55 @@ export class FrameRecorder {
     }
     if (session !== undefined) frame.session = session;
     this.frames.push(frame);
+    this.times.push(performance.now());
   }
 
-  /** Starts a new slice; frames recorded from now on have t relative to this moment. */
+  /** Starts a slice: returns the index of the next frame; frames read from it are timed from this moment. */
   mark(): number {
-    this.epoch = performance.now();
+    this.marks.set(this.frames.length, performance.now());
     return this.frames.length;
   }
 
-  since(index: number): Frame[] {
-    return this.frames.slice(index);
+  /** The index the next frame will get (a slice's end). */
+  get length(): number {
+    return this.frames.length;
   }
+
+  /** Frames from `index` (a mark) up to `end` (exclusive; default: all so far), timed from the mark. */
+  since(index: number, end = this.frames.length, keep: (frame: Frame) => boolean = () => true): Frame[] {
+    const epoch = this.marks.get(index) ?? this.times[index] ?? performance.now();
+    const out: Frame[] = [];
+    for (let i = index; i < end; i++) {
+      const frame = this.frames[i]!;
+      if (keep(frame)) out.push({ ...frame, t: Math.round((this.times[i]! - epoch) * 10) / 10 });
+    }
+    return out;
+  }
+}
+
+/**
+ * The frames of one 2026-07-28 probe call at the upstream end, by content: `tools/call` requests whose arguments name
+ * the case (`caseKey`) or that echo its requestState, and the upstream's responses to those requests. A case that
+ * settles while the next one runs claims these from the frames recorded meanwhile (and the next case leaves them).
+ */
+export function callFramesOf(frames: Frame[], caseKey: string, requestState: string | undefined): Set<Frame> {
+  const claimed = new Set<Frame>();
+  const ids = new Set<unknown>();
+  for (const frame of frames) {
+    if (frame.end !== "upstream") continue;
+    const m = frame.message as Record<string, any> | undefined;
+    if (!m || typeof m !== "object") continue;
+    if (frame.dir === "from-relay" && m.method === "tools/call") {
+      const p = m.params;
+      const mine =
+        p?.arguments?.caseKey === caseKey || (requestState !== undefined && p?.requestState === requestState);
+      if (mine) {
+        claimed.add(frame);
+        if (m.id !== undefined) ids.add(m.id);
+      }
+    } else if (frame.dir === "to-relay" && m.method === undefined && ids.has(m.id)) {
+      claimed.add(frame);
+    }
+  }
+  return claimed;
 }

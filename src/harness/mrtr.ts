@@ -58,8 +58,10 @@ export class ModernUpstream implements HarnessUpstream {
   /** initialize requests the relay sent (each refused with -32022). */
   initializeAttempts = 0;
   readonly strayCalls: unknown[] = [];
-  private probe: ArmedProbe | undefined;
-  private awaiting: Awaiting | undefined;
+  /** Probes armed and not yet called, by case key (a case still settling keeps its own while the next one runs). */
+  private readonly armed = new Map<string, ArmedProbe>();
+  /** Retries awaited, by case key: one per case whose input_required went out and whose outcome is not yet known. */
+  private readonly awaiting = new Map<string, Awaiting>();
 
   constructor(channel: LineChannel) {
     this.peer = new JsonRpcPeer(channel, "up-");
@@ -68,15 +70,26 @@ export class ModernUpstream implements HarnessUpstream {
   }
 
   arm(probe: ArmedProbe | undefined): void {
-    if (this.awaiting) {
-      clearTimeout(this.awaiting.timer);
-      this.awaiting = undefined;
-    }
-    this.probe = probe;
+    if (probe) this.armed.set(probe.caseKey, probe);
+    else this.armed.clear();
   }
 
-  settle(graceMs: number): void {
-    const a = this.awaiting;
+  disarm(caseKey: string): void {
+    this.armed.delete(caseKey);
+    const a = this.awaiting.get(caseKey);
+    if (a) {
+      clearTimeout(a.timer);
+      this.awaiting.delete(caseKey);
+    }
+  }
+
+  /** The requestState sent with this case's input_required, while its retry is awaited. */
+  requestStateOf(caseKey: string): string | undefined {
+    return this.awaiting.get(caseKey)?.requestState;
+  }
+
+  settle(graceMs: number, caseKey: string): void {
+    const a = this.awaiting.get(caseKey);
     if (!a || a.deadline - performance.now() <= graceMs) return;
     clearTimeout(a.timer);
     a.deadline = performance.now() + graceMs;
@@ -152,14 +165,14 @@ export class ModernUpstream implements HarnessUpstream {
         },
       };
     }
-    // While a retry is awaited, every probe call is that retry (a relay that drops requestState is still caught).
-    if (this.awaiting) return this.retry(this.awaiting, params);
-    const probe = this.probe;
+    const route = this.route(params);
+    if (route.retry) return this.retry(route.retry, params);
+    const probe = route.probe;
     if (!probe) {
       this.strayCalls.push(params);
       return { error: { code: -32603, message: "no conformance case is running" } };
     }
-    this.probe = undefined;
+    this.armed.delete(probe.caseKey);
     const key = probe.mrtr?.key ?? DEFAULT_INPUT_KEY;
     const requestState =
       probe.mrtr?.requestState === null
@@ -172,7 +185,7 @@ export class ModernUpstream implements HarnessUpstream {
       deadline: performance.now() + probe.waitMs,
       timer: setTimeout(() => this.expire(awaiting, `no retry within ${probe.waitMs} ms`), probe.waitMs),
     };
-    this.awaiting = awaiting;
+    this.awaiting.set(probe.caseKey, awaiting);
     return {
       result: {
         resultType: "input_required",
@@ -182,9 +195,31 @@ export class ModernUpstream implements HarnessUpstream {
     };
   }
 
+  /**
+   * Which case a probe call belongs to: the case its arguments name (a retry when that case awaits one, else its first
+   * call), else the retry whose requestState it echoes; a call that names no case known here is the one armed probe's
+   * first call, else the latest awaited retry (a relay that drops the arguments and requestState is still caught).
+   */
+  private route(params: Record<string, any>): { retry?: Awaiting; probe?: ArmedProbe } {
+    const named = isObject(params.arguments) ? params.arguments.caseKey : undefined;
+    if (typeof named === "string") {
+      const retry = this.awaiting.get(named);
+      if (retry) return { retry };
+      const probe = this.armed.get(named);
+      if (probe) return { probe };
+    }
+    const echoed = params.requestState;
+    for (const a of this.awaiting.values())
+      if (a.requestState !== undefined && a.requestState === echoed) return { retry: a };
+    const armed = [...this.armed.values()];
+    if (armed.length > 0) return { probe: armed[armed.length - 1] };
+    const awaited = [...this.awaiting.values()];
+    return awaited.length > 0 ? { retry: awaited[awaited.length - 1] } : {};
+  }
+
   private expire(a: Awaiting, detail: string): void {
-    if (this.awaiting !== a) return;
-    this.awaiting = undefined;
+    if (this.awaiting.get(a.probe.caseKey) !== a) return;
+    this.awaiting.delete(a.probe.caseKey);
     a.probe.done({ kind: "withheld", detail });
   }
 
@@ -195,7 +230,7 @@ export class ModernUpstream implements HarnessUpstream {
    */
   private retry(a: Awaiting, params: Record<string, any>) {
     clearTimeout(a.timer);
-    this.awaiting = undefined;
+    this.awaiting.delete(a.probe.caseKey);
     const responses = params.inputResponses;
     let outcome: UpstreamOutcome;
     if (isObject(responses) && Object.hasOwn(responses, a.key)) {
@@ -241,6 +276,8 @@ export class ModernAnswerer implements HarnessAnswerer {
   /** Server→client JSON-RPC requests the relay sent anyway (2026-07-28 has none; each refused with -32601). */
   readonly wireRequests: Array<{ method: string; params: unknown }> = [];
   private answer: Answer | undefined;
+  /** Called when the script makes the answerer wait on purpose (an answer that comes late). */
+  onWait: (() => void) | undefined;
 
   constructor(
     channel: LineChannel,
@@ -331,7 +368,10 @@ export class ModernAnswerer implements HarnessAnswerer {
       // Declining (or failing, or never answering) a sampling input leaves it out: the call simply ends here.
       if (sampling > 0 && this.answer?.action !== "accept") return response;
       const delayMs = sampling > 0 && this.answer?.action === "accept" ? this.answer.delayMs : undefined;
-      if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+      if (delayMs) {
+        this.onWait?.();
+        await new Promise((r) => setTimeout(r, delayMs));
+      }
       const retry: Record<string, unknown> = { ...call, _meta: this.meta() };
       if (Object.keys(responses).length > 0) retry.inputResponses = responses;
       if (Object.hasOwn(result, "requestState")) retry.requestState = result.requestState;

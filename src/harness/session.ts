@@ -13,7 +13,7 @@ import {
   type InputFraming,
   type ProbeCallEnd,
 } from "./ends.ts";
-import { FrameRecorder } from "./frames.ts";
+import { callFramesOf, FrameRecorder } from "./frames.ts";
 import { ModernAnswerer, ModernUpstream } from "./mrtr.ts";
 import { makeTempDir, removeTempDir } from "./processes.ts";
 import { fillPlaceholders, type RelayProcess } from "./relay-process.ts";
@@ -61,13 +61,14 @@ export interface CaseRunOutput {
 
 /**
  * 2026-07-28: once the answerer's call has ended, how long the upstream still waits for the relay's retry before it
- * records the input as withheld (silence is the only signal of a refusal in this era). A relay that refused before
- * asking has nothing pending: a short settle. A relay that passed the question on may still act on its own when
- * its answer deadline passes (retry without the key, or — a defect — with a stand-in answer): wait that deadline
- * (the profile's answerTimeoutMs) plus slack, capped by the case's wait.
+ * records the input as withheld (silence is the only signal of a refusal in this era). A question the relay never
+ * asked, or one the answerer answered (the relay then ruled on that answer), leaves nothing pending: a short settle.
+ * A question still open (declined, never answered) leaves the relay free to act on its own when its answer deadline
+ * passes (retry without the key, or — a defect — with a stand-in answer): wait that deadline (the profile's
+ * answerTimeoutMs) plus slack, capped by the case's wait.
  */
-function modernSettleMs(asked: boolean, answerTimeoutMs: number, waitMs: number): number {
-  return asked
+function modernSettleMs(pending: boolean, answerTimeoutMs: number, waitMs: number): number {
+  return pending
     ? Math.min(waitMs, Math.max(MRTR_SETTLE_MS, answerTimeoutMs + MRTR_DEADLINE_SLACK_MS))
     : MRTR_SETTLE_MS;
 }
@@ -108,6 +109,29 @@ function nonJsonHint(frames: Frame[]): string {
   return `; the relay wrote ${raw.length} line(s) that are not JSON, first: ${JSON.stringify(first)}`;
 }
 
+/** What a case tells its caller while it runs (see RelaySession.runCase). */
+export interface CaseHooks {
+  sessionFree?: () => void;
+  laneFree?: () => void;
+}
+
+/** A case that let its session go while it settles: where its own frames end, and what both ends had seen by then. */
+interface Released {
+  end: number;
+  requestState: string | undefined;
+  asked: unknown[];
+  answered: unknown;
+  declared: unknown;
+}
+
+/** Where a case's frames are in the session's recorder, and whose late frames it must leave out. */
+interface Slice {
+  start: number;
+  /** Cases still settling when this one began: [caseKey, requestState]. */
+  overlapping: Array<[string, string | undefined]>;
+  released: Released | undefined;
+}
+
 /**
  * One relay process with one downstream session in one era: the harness upstream at one end (launched by
  * the relay through the shim), the harness answerer at the other. Cases run through it one after another.
@@ -125,6 +149,8 @@ export class RelaySession {
   private endpoint: UpstreamEndpoint | undefined;
   private closeDownstream: (() => Promise<void>) | undefined;
   private reviewer: Reviewer | undefined;
+  /** Cases released while they settle (2026-07-28), with the requestState of each: their late frames are theirs. */
+  private readonly settling = new Map<string, string | undefined>();
 
   private constructor(private readonly options: SessionOptions) {
     this.tmp = makeTempDir();
@@ -239,14 +265,25 @@ export class RelaySession {
     }
   }
 
-  async runCase(input: CaseRunInput): Promise<CaseRunOutput> {
+  /**
+   * One case through the session. The hooks say when the case has nothing left to do but wait. `sessionFree`
+   * (2026-07-28: its probe call ended and the upstream gives the relay its settle time to retry): the caller may run
+   * the next case on this session while this one settles; a settling case's late frames (its retry and the upstream's
+   * response) are told apart from the next case's by content (callFramesOf), so each case keeps its own. `laneFree`
+   * (the answerer waits on purpose: an answer that never comes or comes late): the session stays this case's, but the
+   * caller may drive other sessions meanwhile.
+   */
+  async runCase(input: CaseRunInput, hooks: CaseHooks = {}): Promise<CaseRunOutput> {
     const { profile } = this.options;
     const start = this.recorder.mark();
+    this.answerer.onWait = hooks.laneFree;
+    const overlapping = [...this.settling.entries()];
     const waitMs = upstreamWaitMs(profile.caseTimeoutMs);
     this.answerer.script(input.answer);
     this.reviewer?.script(input.review, input.answer);
     let upstream: HarnessUpstream | undefined;
     let outcome: UpstreamOutcome;
+    let released: Released | undefined;
     try {
       upstream = await withTimeout(
         this.upstream!,
@@ -270,15 +307,35 @@ export class RelaySession {
         outcome = first.outcome;
         await Promise.race([callP, sleep(CALL_END_GRACE_MS)]);
       } else {
-        outcome = await this.outcomeAfterCall(upstream, first.call, outcomeP, waitMs);
+        if (hooks.sessionFree && upstream.settle) {
+          released = this.release(input, upstream);
+          this.answerer.onWait = undefined;
+          hooks.sessionFree();
+        }
+        outcome = await this.outcomeAfterCall(upstream, first.call, outcomeP, waitMs, input.caseKey);
       }
     } catch (error) {
       outcome = { kind: "broken", detail: error instanceof Error ? error.message : String(error) };
+    } finally {
+      this.settling.delete(input.caseKey);
     }
     if (this.relay.exited && outcome.kind !== "result" && outcome.kind !== "error") {
       outcome = { kind: "broken", detail: `the relay ${this.relay.exited}` };
     }
-    return this.output(input, outcome, start);
+    return this.output(input, outcome, { start, overlapping, released });
+  }
+
+  /** The case lets the session go while it settles: what both ends had seen of it so far is kept as it was. */
+  private release(input: CaseRunInput, upstream: HarnessUpstream): Released {
+    const requestState = upstream.requestStateOf?.(input.caseKey);
+    this.settling.set(input.caseKey, requestState);
+    return {
+      requestState,
+      end: this.recorder.length,
+      asked: [...this.answerer.asked],
+      answered: this.answerer.answered,
+      declared: this.upstreamEnd?.declared,
+    };
   }
 
   /**
@@ -290,15 +347,15 @@ export class RelaySession {
     call: ProbeCallEnd,
     outcomeP: Promise<UpstreamOutcome>,
     waitMs: number,
+    caseKey: string,
   ): Promise<UpstreamOutcome> {
     const { profile } = this.options;
-    const graceMs = upstream.settle
-      ? modernSettleMs(this.answerer.asked.length > 0, profile.answerTimeoutMs, waitMs)
-      : 0;
-    upstream.settle?.(graceMs);
+    const pending = this.answerer.asked.length > 0 && this.answerer.answered === undefined;
+    const graceMs = upstream.settle ? modernSettleMs(pending, profile.answerTimeoutMs, waitMs) : 0;
+    upstream.settle?.(graceMs, caseKey);
     const late = await Promise.race([outcomeP, sleep(graceMs + OUTCOME_GRACE_MS).then(() => undefined)]);
     if (late) return late;
-    upstream.arm(undefined);
+    upstream.disarm(caseKey);
     const how =
       "error" in call
         ? call.error.message
@@ -311,20 +368,44 @@ export class RelaySession {
     };
   }
 
+  /**
+   * The frames of a case: those seen while it ran, less the late frames of cases that were still settling when it
+   * began; a case that settled after its release adds its own late frames seen since.
+   */
+  private framesOf(input: CaseRunInput, slice: Slice): Frame[] {
+    const { start, overlapping, released } = slice;
+    const end = released?.end ?? this.recorder.length;
+    let frames = this.recorder.since(start, end);
+    if (overlapping.length > 0) {
+      const theirs = new Set<Frame>();
+      for (const [key, state] of overlapping) for (const f of callFramesOf(frames, key, state)) theirs.add(f);
+      frames = frames.filter((f) => !theirs.has(f));
+    }
+    if (!released) return frames;
+    const late = this.recorder.since(start).slice(end - start);
+    const mine = callFramesOf(late, input.caseKey, released.requestState);
+    return [...frames, ...late.filter((f) => mine.has(f))];
+  }
+
   /** What both ends saw during the case. */
-  private output(input: CaseRunInput, outcome: UpstreamOutcome, start: number): CaseRunOutput {
+  private output(input: CaseRunInput, outcome: UpstreamOutcome, slice: Slice): CaseRunOutput {
+    const seen = slice.released ?? {
+      asked: [...this.answerer.asked],
+      answered: this.answerer.answered,
+      declared: this.upstreamEnd?.declared,
+    };
     const output: CaseRunOutput = {
       observation: {
         sent: input.params,
-        asked: [...this.answerer.asked],
-        answered: this.reviewer?.answered ?? this.answerer.answered,
+        asked: seen.asked,
+        answered: this.reviewer?.answered ?? seen.answered,
         ...(this.reviewer
           ? { reviews: [...this.reviewer.records], modelAnswered: this.answerer.answered }
           : {}),
-        declared: this.upstreamEnd?.declared,
+        declared: seen.declared,
         upstream: outcome,
       },
-      frames: this.recorder.since(start),
+      frames: this.framesOf(input, slice),
       negotiated: { upstream: this.upstreamEnd?.negotiated ?? null, downstream: this.answerer.negotiated },
     };
     if (outcome.kind === "broken" && this.relay.stderr) output.relayLog = this.relay.stderr.slice(-2000);

@@ -45,6 +45,10 @@ export class ScriptedUpstream {
     this.probe = probe;
   }
 
+  disarm(caseKey: string): void {
+    if (this.probe?.caseKey === caseKey) this.probe = undefined;
+  }
+
   private async handle(method: string, params: any) {
     switch (method) {
       case "initialize":

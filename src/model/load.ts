@@ -8,8 +8,23 @@ import { InputError, zodIssueLine } from "./errors.ts";
 import { type Register, type RegisterRow, RegisterSchema } from "./register.ts";
 import { type TargetProfile, TargetProfileSchema } from "./target.ts";
 
-/** The project root (where package.json, cases/ and matrix/ live). */
-export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+/**
+ * The project root (where package.json, cases/ and matrix/ live): the nearest folder above this module with
+ * mcpx-conform's package.json. Looked up rather than fixed, since this module also runs compiled into dist/cli/ and
+ * its chunks.
+ */
+export const PROJECT_ROOT = findProjectRoot(dirname(fileURLToPath(import.meta.url)));
+
+function findProjectRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    try {
+      if (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).name === "mcpx-conform") return dir;
+    } catch {
+      // no package.json here (or not ours): look further up
+    }
+    if (dirname(dir) === dir) return resolve(from, "../..");
+  }
+}
 export const DEFAULT_REGISTER = join(PROJECT_ROOT, "matrix/register.yaml");
 export const DEFAULT_CASES = join(PROJECT_ROOT, "cases");
 

@@ -17,7 +17,16 @@ import { liveRun } from "./live.ts";
 import { harnessCannotDrive, planRun, type RunPlan } from "./plan.ts";
 import type { RunEvent } from "./progress.ts";
 import { type EvidenceMeta, recordJudged } from "./record.ts";
-import { plannedCells, runKey, type Shard, type ShardPlan, shardFuzzEras, shardPlan } from "./shard.ts";
+import {
+  expectedCostMs,
+  plannedCells,
+  runKey,
+  type Shard,
+  type ShardPlan,
+  shardFuzzEras,
+  shardPlan,
+  waitsOnOwnSession,
+} from "./shard.ts";
 
 /** What the pipeline tells its caller as it goes (the CLI prints it; tests may ignore it). */
 export interface RunHooks {
@@ -102,6 +111,8 @@ async function executeStage(config: RunConfig, plan: ShardPlan, outDir: string, 
     seed,
     concurrency: config.concurrency,
     prerequisite: (item) => item.kase.row === ROUNDTRIP_ROW,
+    cost: (item) => expectedCostMs(item, profile),
+    ownSession: (item) => waitsOnOwnSession(item, profile),
     onCase: (run) => {
       if (run.kase.row === ROUNDTRIP_ROW) roundtrips.push(run);
       live.onCase(run);
@@ -157,7 +168,7 @@ export async function runPipeline(config: RunConfig, hooks: RunHooks = {}): Prom
   const { full, plan } = planStage(config);
   const startedAt = new Date().toISOString();
   const outDir = resolve(config.out ?? join("reports", profile.name, startedAt.replace(/[:.]/g, "-")));
-  const bound = Math.ceil(worstCaseMs(profile, plan.work) / 1000);
+  const bound = Math.ceil(worstCaseMs(profile, plan.work, (item) => waitsOnOwnSession(item, profile)) / 1000);
   const slice = shard ? `, shard ${shard.index}/${shard.count}` : "";
   log(
     `mcpx-conform: ${plan.work.length} case runs against ${profile.name} (${eras.join(", ")})${slice}, seed ${seed}, at most ${bound} s`,

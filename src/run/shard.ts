@@ -49,6 +49,15 @@ export function unavoidableWaitMs(item: WorkItem, profile: Pick<TargetProfile, "
   return wait;
 }
 
+/**
+ * A legacy case that waits on purpose holds its relay session for the whole wait (legacy sessions run one case at a
+ * time): on a session of its own it overlaps with the rest of its group. (A 2026-07-28 case hands its session on while
+ * it settles, so it needs none.)
+ */
+export function waitsOnOwnSession(item: WorkItem, profile: Pick<TargetProfile, "answerTimeoutMs">): boolean {
+  return !isModernEra(item.era) && unavoidableWaitMs(item, profile) > 0;
+}
+
 const outcomesIn = ({ kase, era }: WorkItem) => kase.expect.filter((e) => !e.eras || e.eras.includes(era));
 
 /**

@@ -10,6 +10,7 @@ import { type Evidence, EvidenceSchema } from "../../src/model/evidence.ts";
 import { loadCases, loadRegister, loadTarget } from "../../src/model/load.ts";
 import { type Results, ResultsSchema } from "../../src/model/results.ts";
 import { planRun } from "../../src/run/plan.ts";
+import { waitsOnOwnSession } from "../../src/run/shard.ts";
 import { BIN, cli, ROOT, tempDir } from "../helpers/cli.ts";
 
 /**
@@ -96,7 +97,7 @@ function bound(name: string, rows = ROWS): number {
     eras: [ERA],
     selectedRows: rows ? new Set(rows.split(",")) : undefined,
   });
-  return worstCaseMs(profile, plan.work);
+  return worstCaseMs(profile, plan.work, (item) => waitsOnOwnSession(item, profile));
 }
 
 function expectCleanEnd(run: Run): void {

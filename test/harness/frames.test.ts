@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { recorded } from "../../src/harness/channels.ts";
-import { FrameRecorder, MAX_FRAME_CHARS } from "../../src/harness/frames.ts";
+import { callFramesOf, FrameRecorder, MAX_FRAME_CHARS } from "../../src/harness/frames.ts";
 import type { LineChannel } from "../../src/harness/jsonrpc-peer.ts";
 import { FrameSchema } from "../../src/model/evidence.ts";
 
@@ -67,5 +67,48 @@ describe("FrameRecorder caps what the evidence keeps per frame", () => {
     expect(seen).toEqual([line]);
     expect(JSON.parse(seen[0]!).result.text.length).toBeGreaterThan(MAX_FRAME_CHARS);
     expect(r.since(0)[0]!.truncated).toBe(true);
+  });
+});
+
+describe("callFramesOf tells one 2026-07-28 probe call's frames from another's", () => {
+  const call = (id: number, caseKey: string, requestState?: string) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "p", arguments: caseKey ? { caseKey } : {}, ...(requestState ? { requestState } : {}) },
+    });
+  const reply = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, result: { resultType: "complete" } });
+
+  it("claims the calls naming the case or echoing its requestState, and the upstream's responses to them", () => {
+    const r = new FrameRecorder();
+    const start = r.mark();
+    r.record("upstream", "from-relay", call(1, "a"));
+    r.record("upstream", "to-relay", reply(1));
+    r.record("upstream", "from-relay", call(2, "b"));
+    r.record("upstream", "from-relay", call(3, "", "state-a"));
+    r.record("upstream", "to-relay", reply(2));
+    r.record("upstream", "to-relay", reply(3));
+    r.record("downstream", "to-relay", call(1, "a"));
+    const frames = r.since(start);
+    const ids = (set: Set<unknown>) =>
+      frames.filter((f) => set.has(f)).map((f) => `${f.dir}:${(f.message as any).id}`);
+    expect(ids(callFramesOf(frames, "a", "state-a"))).toEqual([
+      "from-relay:1",
+      "to-relay:1",
+      "from-relay:3",
+      "to-relay:3",
+    ]);
+    expect(ids(callFramesOf(frames, "b", undefined))).toEqual(["from-relay:2", "to-relay:2"]);
+  });
+
+  it("times each slice from its own mark, whatever was recorded before", async () => {
+    const r = new FrameRecorder();
+    r.record("upstream", "from-relay", reply(1));
+    await new Promise((res) => setTimeout(res, 30));
+    const start = r.mark();
+    r.record("upstream", "from-relay", reply(2));
+    expect(r.since(start)[0]!.t).toBeLessThan(20);
+    expect(r.since(0)[1]!.t).toBeGreaterThanOrEqual(25);
   });
 });

@@ -27,12 +27,13 @@ function armed(
   upstream: ModernUpstream,
   waitMs = 2000,
   mrtr?: { key?: string; requestState?: string | null },
+  caseKey = "k",
 ) {
   let done!: (o: UpstreamOutcome) => void;
   const outcome = new Promise<UpstreamOutcome>((r) => {
     done = r;
   });
-  upstream.arm({ caseKey: "k", params: PARAMS, waitMs, done, ...(mrtr ? { mrtr } : {}) });
+  upstream.arm({ caseKey, params: PARAMS, waitMs, done, ...(mrtr ? { mrtr } : {}) });
   return outcome;
 }
 
@@ -77,7 +78,7 @@ describe("ModernUpstream and ModernAnswerer (2026-07-28)", () => {
     expect((final.result as any).resultType).toBe("input_required");
     expect(answerer.asked).toHaveLength(1);
     expect(answerer.answered).toBeUndefined();
-    upstream.settle(20);
+    upstream.settle(20, "k");
     expect(await outcome).toMatchObject({ kind: "withheld", detail: expect.stringMatching(/no retry/) });
   });
 
@@ -86,6 +87,39 @@ describe("ModernUpstream and ModernAnswerer (2026-07-28)", () => {
     const outcome = armed(upstream, 50);
     await relay.request("tools/call", { name: PROBE_TOOL, arguments: {}, _meta: meta }, 1000);
     expect(await outcome).toEqual({ kind: "withheld", detail: "no retry within 50 ms" });
+  });
+
+  it("keeps a settling case's retry apart from the next case's calls (cases overlap on one session)", async () => {
+    const { upstream, relay } = rawRelay();
+    const a = armed(upstream, 5000, { requestState: "sa" }, "case-a");
+    await relay.request("tools/call", { name: PROBE_TOOL, arguments: { caseKey: "case-a" } }, 1000);
+    // Case a settles (its question left open); case b starts on the same upstream meanwhile.
+    const b = armed(upstream, 5000, { requestState: "sb" }, "case-b");
+    const bFirst = await relay.request(
+      "tools/call",
+      { name: PROBE_TOOL, arguments: { caseKey: "case-b" } },
+      1000,
+    );
+    expect((bFirst.result as any).requestState).toBe("sb");
+    // A late stand-in for a (named by its requestState alone) is a's outcome, not b's.
+    await relay.request(
+      "tools/call",
+      {
+        name: PROBE_TOOL,
+        arguments: {},
+        inputResponses: { [DEFAULT_INPUT_KEY]: RESULT },
+        requestState: "sa",
+      },
+      1000,
+    );
+    expect(await a).toEqual({ kind: "result", result: RESULT });
+    await relay.request(
+      "tools/call",
+      { name: PROBE_TOOL, arguments: { caseKey: "case-b" }, requestState: "sb" },
+      1000,
+    );
+    expect(await b).toMatchObject({ kind: "withheld" });
+    expect(upstream.strayCalls).toEqual([]);
   });
 
   it("refuses initialize with -32022 and answers server/discover", async () => {
