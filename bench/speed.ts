@@ -11,6 +11,7 @@
  */
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CreateMessageRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -137,7 +138,7 @@ const RESULT = {
 };
 
 /** Median ms of one createMessage between an SDK server and an SDK client in one process (no relay, no harness). */
-async function rawSdkExchangeMs(): Promise<number> {
+export async function rawSdkExchangeMs(): Promise<number> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const server = new Server({ name: "bench-server", version: "1" }, { capabilities: {} });
   const client = new Client({ name: "bench-client", version: "1" }, { capabilities: { sampling: {} } });
@@ -158,8 +159,35 @@ async function rawSdkExchangeMs(): Promise<number> {
   return median(times);
 }
 
+/**
+ * Median ms of one exchange with the SDK at both ends across one process boundary (no relay, no harness): an SDK
+ * client calls a tool of an SDK server on stdio (bench/fixtures/sdk-sampling-server.mjs), which asks the client for a
+ * completion (createMessage) and returns it — the shape of the harness's probe call, with one process instead of three.
+ */
+export async function rawSdkStdioExchangeMs(): Promise<number> {
+  const client = new Client({ name: "bench-client", version: "1" }, { capabilities: { sampling: {} } });
+  client.setRequestHandler(CreateMessageRequestSchema, async () => RESULT as never);
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [join(PROJECT_ROOT, "bench/fixtures/sdk-sampling-server.mjs")],
+    }),
+  );
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < EXCHANGES + 10; i++) {
+      const t0 = performance.now();
+      await client.callTool({ name: "ask", arguments: {} });
+      if (i >= 10) times.push(performance.now() - t0);
+    }
+  } finally {
+    await client.close();
+  }
+  return median(times);
+}
+
 /** Median ms of one exchange through the harness (both ends, recorded) and the pass-through relay. */
-async function harnessExchangeMs(control: ControlServer): Promise<number> {
+export async function harnessExchangeMs(control: ControlServer): Promise<number> {
   const profile = loadTarget(PASSTHROUGH);
   const session = await RelaySession.open({
     profile,
@@ -207,7 +235,14 @@ async function fuzzPerSecond(): Promise<number> {
 
 export interface SpeedFigures {
   run: RunFigures;
-  exchange: { rawSdkMs: number; harnessMs: number; ratio: number; samples: number };
+  exchange: {
+    rawSdkMs: number;
+    rawSdkStdioMs: number;
+    harnessMs: number;
+    ratio: number;
+    stdioRatio: number;
+    samples: number;
+  };
   fuzz: { exchangesPerSecond: number; runs: number; repeats: number };
 }
 
@@ -217,11 +252,19 @@ export async function benchSpeed(): Promise<SpeedFigures> {
   try {
     const run = await benchRun(control);
     const rawSdkMs = await rawSdkExchangeMs();
+    const rawSdkStdioMs = await rawSdkStdioExchangeMs();
     const harnessMs = await harnessExchangeMs(control);
     const fuzz = await fuzzPerSecond();
     return {
       run,
-      exchange: { rawSdkMs, harnessMs, ratio: harnessMs / rawSdkMs, samples: EXCHANGES },
+      exchange: {
+        rawSdkMs,
+        rawSdkStdioMs,
+        harnessMs,
+        ratio: harnessMs / rawSdkMs,
+        stdioRatio: harnessMs / rawSdkStdioMs,
+        samples: EXCHANGES,
+      },
       fuzz: { exchangesPerSecond: fuzz, runs: FUZZ_RUNS, repeats: FUZZ_REPEATS },
     };
   } finally {
@@ -237,7 +280,7 @@ export function speedLines(f: SpeedFigures): string[] {
     `speed — node ${process.version}, ${defaultConcurrency()} lanes by default (this machine)`,
     `  ${"measure".padEnd(76)}${"figure".padStart(14)}   against`,
     `  ${`run, reference relay, ${run.era} (${run.caseRuns} case runs, concurrency ${run.concurrency}, median of ${RUN_REPEATS})`.padEnd(76)}${s(run.wallMs).padStart(14)}   floor ${s(run.floorMs)} (${(run.wallMs / run.floorMs).toFixed(2)}×): waits ${s(run.waitFloorMs)} on the busiest lane + one relay start-up ${s(run.relayStartMs)}`,
-    `  ${`one exchange, harness + pass-through relay (median of ${exchange.samples})`.padEnd(76)}${`${exchange.harnessMs.toFixed(2)} ms`.padStart(14)}   raw SDK client↔server createMessage ${exchange.rawSdkMs.toFixed(3)} ms (${exchange.ratio.toFixed(1)}×)`,
+    `  ${`one exchange, harness + pass-through relay (median of ${exchange.samples})`.padEnd(76)}${`${exchange.harnessMs.toFixed(2)} ms`.padStart(14)}   raw SDK client↔server on stdio ${exchange.rawSdkStdioMs.toFixed(2)} ms (${exchange.stdioRatio.toFixed(1)}×); in one process ${exchange.rawSdkMs.toFixed(3)} ms (${exchange.ratio.toFixed(1)}×)`,
     `  ${`fuzz, reference relay, ${ERA} (${fuzz.runs} exchanges, median of ${fuzz.repeats})`.padEnd(76)}${`${fuzz.exchangesPerSecond.toFixed(0)} /s`.padStart(14)}   one relay start included`,
   ];
 }
