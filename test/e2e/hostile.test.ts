@@ -56,12 +56,12 @@ function alive(marker: string): string[] {
 
 async function hostileRun(
   name: string,
-  options: { interruptAfterMs?: number; rows?: string } = {},
-): Promise<Run> {
+  options: { interruptAfterEvidence?: number; rows?: string } = {},
+): Promise<Run & { interruptedAtMs?: number }> {
   const { file, marker } = markedProfile(name);
-  const out = join(work, `out-${name}${options.interruptAfterMs ? "-int" : ""}`);
+  const out = join(work, `out-${name}${options.interruptAfterEvidence ? "-int" : ""}`);
   // The harness's own temporary folders go here, so the test can see that none is left behind.
-  const tmp = join(work, `tmp-${name}${options.interruptAfterMs ? "-int" : ""}`);
+  const tmp = join(work, `tmp-${name}${options.interruptAfterEvidence ? "-int" : ""}`);
   mkdirSync(tmp, { recursive: true });
   const args = ["run", "--target", file, "--era", ERA, "--out", out, "--quiet", "--seed", "3"];
   if (options.rows !== "") args.push("--rows", options.rows ?? ROWS);
@@ -74,8 +74,26 @@ async function hostileRun(
   let stderr = "";
   child.stderr.on("data", (c) => (stderr += c));
   child.stdout.resume();
-  if (options.interruptAfterMs) setTimeout(() => child.kill("SIGINT"), options.interruptAfterMs);
+  // Interrupted mid-run: once this many cases have their evidence written (cases are judged as they end).
+  let interruptedAtMs: number | undefined;
+  const poll = setInterval(() => {
+    const wanted = options.interruptAfterEvidence;
+    if (!wanted || interruptedAtMs !== undefined) return;
+    const written = (() => {
+      try {
+        return readdirSync(join(out, "evidence"), { recursive: true }).filter((f) =>
+          String(f).endsWith(".json"),
+        ).length;
+      } catch {
+        return 0;
+      }
+    })();
+    if (written < wanted) return;
+    interruptedAtMs = performance.now() - t0;
+    child.kill("SIGINT");
+  }, 20);
   const code = await new Promise<number | null>((r) => child.on("exit", (c) => r(c)));
+  clearInterval(poll);
   const ms = performance.now() - t0;
   let results: Results;
   try {
@@ -83,7 +101,16 @@ async function hostileRun(
   } catch (error) {
     throw new Error(`no results.json (exit ${code}): ${String(error)}\n${stderr}`);
   }
-  return { code, ms, stderr, results, out, marker, tmp };
+  return {
+    code,
+    ms,
+    stderr,
+    results,
+    out,
+    marker,
+    tmp,
+    ...(interruptedAtMs !== undefined ? { interruptedAtMs } : {}),
+  };
 }
 
 /** The worst case the README states for this profile and these rows. */
@@ -285,13 +312,14 @@ describe("hostile relays: the run ends within its bound, tells the truth and lea
   });
 
   it("SIGINT: partial results are written, exit 130, every relay (even one ignoring SIGTERM) is reaped", async () => {
-    const run = await hostileRun("ignores-sigterm", { rows: "", interruptAfterMs: 5_000 });
+    const run = await hostileRun("ignores-sigterm", { rows: "", interruptAfterEvidence: 5 });
+    expect(run.interruptedAtMs, "the run ended before it could be interrupted").toBeDefined();
     expect(run.code, run.stderr).toBe(130);
     expect(run.stderr).toMatch(/SIGINT: stopping/);
     const statuses = run.results.cells.flatMap((c) => c.cases.map((k) => k.status));
     expect(statuses).toContain("pass");
     expect(run.results.cells.flatMap((c) => c.cases).some((k) => /interrupted/.test(k.reason))).toBe(true);
-    expect(run.ms).toBeLessThan(5_000 + KILL_GRACE_MS + FIXED_MS);
+    expect(run.ms - run.interruptedAtMs!).toBeLessThan(KILL_GRACE_MS + FIXED_MS);
     expectCleanEnd(run);
   });
 });
