@@ -387,9 +387,9 @@ function unitsOf(plan: RunPlan, control: ControlServer): Unit[] {
 }
 
 /**
- * Hands units to lanes. An era's prerequisite cases (its round trip) are always ready; its other cases are ready once
- * every prerequisite of the era has ended (the skip hook then knows whether it failed). A lane keeps its unit while
- * the unit's next case is ready (its session stays warm), else takes the first ready unit in plan order, else waits
+ * Hands units to lanes. An era's prerequisite cases (its round trip) are always ready and go first; its other cases are
+ * ready once every prerequisite of the era has ended (the skip hook then knows whether it failed). A lane keeps its
+ * unit while the unit's next case is ready (its session stays warm), else takes the first ready unit, else waits
  * for a case to end. Should nothing be ready and nothing running (a plan that puts a prerequisite after its era's
  * other cases), the first unit with work left runs, as in a sequential run.
  */
@@ -433,7 +433,10 @@ class Scheduler {
       if (this.stopped) return undefined;
       const left = this.units.filter((u) => u.next < u.items.length);
       if (left.length === 0) return undefined;
+      // Round trips first, wherever they are: an era's other cases (and their waits) start only after its own.
+      const prerequisite = left.find((u) => this.ready(u) && this.isPrerequisite(u.items[u.next]!.item));
       const unit =
+        prerequisite ??
         (current && this.ready(current) ? current : left.find((u) => this.ready(u))) ??
         (left.every((u) => !u.busy) && this.units.every((u) => u.settling === 0) ? left[0] : undefined);
       if (unit) {
