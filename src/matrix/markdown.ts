@@ -156,17 +156,18 @@ export function mdCellContent(
   return parts.join("<br>");
 }
 
-export function verdictLine(results: Results): string {
+/** The run's verdict in one line; `glyphs: false` for pages that must read without an emoji font (matrix.html). */
+export function verdictLine(results: Results, glyphs = true): string {
+  const mark = (s: "pass" | "fail" | "warn") => (glyphs ? `${CELL_GLYPH[s]} ` : "");
   const failing = results.cells.filter((c) => c.status === "fail" || c.status === "error");
   const attention = results.cells.filter((c) => ATTENTION_STATUSES.has(c.status));
   const fuzz = fuzzProblems(results).length;
   const fuzzText = fuzz > 0 ? `differential fuzzing failed in ${fuzz} era(s)` : "";
   if (failing.length > 0)
-    return `${CELL_GLYPH.fail} ${failing.length} cell(s) failed or errored${fuzzText ? `; ${fuzzText}` : ""}`;
-  if (fuzzText) return `${CELL_GLYPH.fail} ${fuzzText}`;
-  if (attention.length > 0)
-    return `${CELL_GLYPH.warn} no failures; ${attention.length} cell(s) need attention`;
-  return `${CELL_GLYPH.pass} every run cell passed or does not apply`;
+    return `${mark("fail")}${failing.length} cell(s) failed or errored${fuzzText ? `; ${fuzzText}` : ""}`;
+  if (fuzzText) return `${mark("fail")}${fuzzText}`;
+  if (attention.length > 0) return `${mark("warn")}no failures; ${attention.length} cell(s) need attention`;
+  return `${mark("pass")}every run cell passed or does not apply`;
 }
 
 /** Spec links as reference-style links: each URL is written once, at the end. */
