@@ -44,7 +44,10 @@ export function register(program: Command, setExit: SetExit): void {
     )
     .argument("<dirs...>", "shard output folders (each with results.json and evidence/)")
     .option("--out <dir>", "output folder (default reports/<target>/<timestamp>-merged/)")
-    .option("--reporter <names>", `reports to write besides results.json: ${REPORTERS.join(",")}`)
+    .option(
+      "--reporter <names>",
+      `reports to write besides results.json: ${REPORTERS.join(",")} (default ${DEFAULT_REPORTERS.join(",")}; md: the full matrix, pr-comment: a pull-request comment within GitHub's size limit)`,
+    )
     .option("--register <file>", "register file (default matrix/register.yaml)")
     .option("--baseline <file>", "expected failures (YAML): baselined cells do not fail the merge")
     .option("--quiet", "print only the summary line")

@@ -4,7 +4,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { isRelativePath } from "../matrix/escape.ts";
 import { renderRegister } from "../matrix/register-md.ts";
-import { DEFAULT_REPORTERS, parseReporters, writeReports } from "../matrix/reports.ts";
+import { DEFAULT_REPORTERS, parseReporters, REPORTERS, writeReports } from "../matrix/reports.ts";
 import { InputError } from "../model/errors.ts";
 import { type Evidence, EvidenceSchema } from "../model/evidence.ts";
 import { DEFAULT_REGISTER, loadDataFile, loadRegister } from "../model/load.ts";
@@ -70,6 +70,7 @@ interface RenderOptions {
   reporter?: string[];
   register?: string;
   registerMd?: string;
+  linkBase?: string;
 }
 
 /** `render`: re-renders reports from existing results (no relay is started). */
@@ -96,7 +97,8 @@ export function render(
     for (const path of missing)
       log(`mcpx-conform: warning: evidence file ${path} is missing; matrix.html shows no transcript for it`);
     const dir = resolve(opts.out ?? dirname(file));
-    for (const path of writeReports(dir, results, register, evidences, reporters))
+    const io = opts.linkBase ? { linkBase: opts.linkBase } : {};
+    for (const path of writeReports(dir, results, register, evidences, reporters, io))
       log(`wrote ${relative(process.cwd(), path) || path}`);
   }
   if (opts.registerMd) {
@@ -110,16 +112,22 @@ const collect = (value: string, previous: string[] | undefined) => [...(previous
 export function register(program: Command, setExit: SetExit): void {
   program
     .command("render")
-    .description("re-render matrix.md, matrix.html, junit.xml (and register.md) from existing results")
+    .description(
+      "re-render matrix.md, pr-comment.md, matrix.html, junit.xml (and register.md) from existing results",
+    )
     .requiredOption("--results <file>", "results.json (repeat for register.md over several targets)", collect)
     .option("--out <dir>", "output folder (default: next to results.json)")
     .option(
       "--reporter <names>",
-      `reporters, comma-separated: md, html, junit, github (default ${DEFAULT_REPORTERS.join(",")})`,
+      `reporters, comma-separated: ${REPORTERS.join(", ")} (default ${DEFAULT_REPORTERS.join(",")}); md is the full matrix, pr-comment a pull-request comment within GitHub's 65,536-character limit`,
       collect,
     )
     .option("--register <file>", "register file (default matrix/register.yaml)")
     .option("--register-md <file>", "also write register.md with each results file's status per row")
+    .option(
+      "--link-base <url>",
+      "evidence links in matrix.md and pr-comment.md point under this https URL or folder (default: relative to results.json)",
+    )
     .action((opts: RenderOptions) => {
       render(opts);
       setExit(EXIT.ok);

@@ -1,7 +1,7 @@
 import { relative } from "node:path";
 import type { Command } from "commander";
 import { keepTemporaryDirs } from "../harness/processes.ts";
-import { REPORTERS } from "../matrix/reports.ts";
+import { DEFAULT_REPORTERS, REPORTERS } from "../matrix/reports.ts";
 import { type RunOptions, resolveRunConfig } from "../run/config.ts";
 import { type RunOutcome, runPipeline } from "../run/pipeline.ts";
 import { colorSupported, createProgress } from "../run/progress.ts";
@@ -62,7 +62,10 @@ export function register(program: Command, setExit: SetExit): void {
     .option("--seed <n>", "seed for canaries and fuzzing")
     .option("--register <file>", "register file (default matrix/register.yaml)")
     .option("--cases <dir>", "case corpus folder (default cases/)")
-    .option("--reporter <names>", `reports to write besides results.json: ${REPORTERS.join(",")}`)
+    .option(
+      "--reporter <names>",
+      `reports to write besides results.json: ${REPORTERS.join(",")} (default ${DEFAULT_REPORTERS.join(",")}; md: the full matrix, pr-comment: a pull-request comment within GitHub's size limit)`,
+    )
     .option("--baseline <file>", "expected failures (YAML): baselined cells do not fail the run")
     .option("--fuzz <runs>", "also fuzz differentially: this many generated exchanges per era")
     .option("--shard <i/n>", "run only slice i of n (balanced by expected duration); combine with merge")

@@ -2,7 +2,7 @@ import type { CellSide, Register } from "../model/register.ts";
 import { rowCellSides } from "../model/register.ts";
 import type { CaseResult, Cell, CellStatus, Results } from "../model/results.ts";
 import type { Era } from "../protocol/eras.ts";
-import { isHttpsUrl, isRelativePath, mdHref, mdText } from "./escape.ts";
+import { evidenceHref, isHttpsUrl, mdText } from "./escape.ts";
 import { displayTime, rowIndex, runEras, shortSha } from "./model.ts";
 import { CELL_GLYPH, caseLabel, cellLabel } from "./status.ts";
 import { renderTemplate } from "./templates.ts";
@@ -188,18 +188,6 @@ export interface CompletionOptions {
   linkBase?: string;
   /** How to name the results file in the header. */
   resultsLabel?: string;
-}
-
-function evidenceHref(path: string, linkBase: string | undefined): string | null {
-  if (!isRelativePath(path)) return null;
-  if (linkBase && isHttpsUrl(linkBase)) {
-    const url = new URL(path, linkBase.endsWith("/") ? linkBase : `${linkBase}/`);
-    return url.protocol === "https:"
-      ? encodeURI(decodeURI(url.href)).replace(/\(/g, "%28").replace(/\)/g, "%29")
-      : null;
-  }
-  const base = linkBase ? linkBase.replace(/\/+$/, "") : "";
-  return mdHref(base && base !== "." ? `${base}/${path}` : path);
 }
 
 function itemLine(item: EvidenceItem, linkBase: string | undefined): string {

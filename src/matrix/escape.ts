@@ -52,6 +52,22 @@ export function isRelativePath(path: string): boolean {
   );
 }
 
+/**
+ * A markdown link destination for an evidence path (relative to results.json): under `linkBase` when given (an
+ * https URL, or a relative folder), else the path itself. Null when the path is not a plain relative path.
+ */
+export function evidenceHref(path: string, linkBase: string | undefined): string | null {
+  if (!isRelativePath(path)) return null;
+  if (linkBase && isHttpsUrl(linkBase)) {
+    const url = new URL(path, linkBase.endsWith("/") ? linkBase : `${linkBase}/`);
+    return url.protocol === "https:"
+      ? encodeURI(decodeURI(url.href)).replace(/\(/g, "%28").replace(/\)/g, "%29")
+      : null;
+  }
+  const base = linkBase ? linkBase.replace(/\/+$/, "") : "";
+  return mdHref(base && base !== "." ? `${base}/${path}` : path);
+}
+
 export function isHttpsUrl(url: string): boolean {
   try {
     return new URL(url).protocol === "https:";

@@ -8,14 +8,23 @@ import { renderTemplate } from "./templates.ts";
 /** How many problems the step summary lists before pointing at the full matrix. */
 export const GITHUB_SUMMARY_LIMIT = 100;
 
+/**
+ * The most annotation lines written: GitHub shows about 10 per step, so past this the worst problems are kept
+ * and the last line is a notice counting the rest.
+ */
+export const GITHUB_ANNOTATION_LIMIT = 10;
+
 export interface GithubReport {
   /** Markdown for $GITHUB_STEP_SUMMARY. */
   summary: string;
-  /** Workflow command lines (`::error title=…::…`), one per problem; print each on its own line. */
+  /**
+   * Workflow command lines (`::error title=…::…`), one per problem, worst first, at most
+   * `GITHUB_ANNOTATION_LIMIT`: when there are more, the last is a `::notice` saying how many were left out.
+   */
   annotations: string[];
 }
 
-type Level = "error" | "warning";
+type Level = "error" | "warning" | "notice";
 
 function command(level: Level, title: string, message: string): string {
   return `::${level} title=${ghProperty(title)}::${ghData(message)}`;
@@ -28,7 +37,7 @@ function command(level: Level, title: string, message: string): string {
  * would otherwise drown the real problems). Messages escape %, CR and LF; titles also `:` and `,`.
  */
 // Long: builds the step summary and the annotations from one walk over the cells.
-export function renderGithub(results: Results): GithubReport {
+export function renderGithub(results: Results, options: { annotationLimit?: number } = {}): GithubReport {
   const cells = [...results.cells].sort(
     (a, b) => CELL_STATUS_ORDER.indexOf(a.status) - CELL_STATUS_ORDER.indexOf(b.status) || compareCells(a, b),
   );
@@ -119,5 +128,25 @@ export function renderGithub(results: Results): GithubReport {
     notRun: results.cells.filter((c) => c.status === "not-run").length,
     notRunLabel: cellLabel("not-run"),
   });
-  return { summary, annotations };
+  return { summary, annotations: capAnnotations(annotations, options.annotationLimit) };
+}
+
+/** Keeps the first (worst) annotations and ends with a notice counting the ones left out. */
+export function capAnnotations(lines: readonly string[], limit = GITHUB_ANNOTATION_LIMIT): string[] {
+  if (lines.length <= limit) return [...lines];
+  const kept = lines.slice(0, limit - 1);
+  const rest = lines.slice(limit - 1);
+  const errors = rest.filter((l) => l.startsWith("::error ")).length;
+  const warnings = rest.length - errors;
+  const counts = [errors ? `${errors} error(s)` : "", warnings ? `${warnings} warning(s)` : ""]
+    .filter(Boolean)
+    .join(" and ");
+  return [
+    ...kept,
+    command(
+      "notice",
+      "mcpx-conform: more problems",
+      `…and ${rest.length} more (${counts}) not annotated: the step summary, matrix.md and matrix.html list them all`,
+    ),
+  ];
 }

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { CHECK_CATALOGUE } from "../model/checks.ts";
 import type { Evidence } from "../model/evidence.ts";
 import type { Register } from "../model/register.ts";
-import type { CellStatus, Results } from "../model/results.ts";
+import type { Cell, CellStatus, Results } from "../model/results.ts";
 import { isHttpsUrl, isRelativePath, jsonForScript } from "./escape.ts";
 import { verdictLine } from "./markdown.ts";
 import {
@@ -12,6 +12,8 @@ import {
   countCases,
   countCells,
   displayTime,
+  eraSpecUrl,
+  levelLabel,
   reproduceCommand,
   rowIndex,
   runEras,
@@ -19,8 +21,15 @@ import {
   SIDE_ORDER,
   sidesOf,
 } from "./model.ts";
-import { CASE_GLYPH, CELL_GLYPH, CELL_STATUS_ORDER, caseLabel, cellLabel } from "./status.ts";
+import { CELL_STATUS_ORDER } from "./status.ts";
 import { renderTemplate, templateAsset } from "./templates.ts";
+
+/** What a cell's count says, labelled: "2 of 3 cases passed"; empty for a cell without cases. */
+export function casesPassed(cell: Cell): string {
+  const n = cell.cases.length;
+  if (n === 0) return "";
+  return `${cell.cases.filter((k) => k.status === "pass").length} of ${n} case${n === 1 ? "" : "s"} passed`;
+}
 
 /** CSS class for a status ("n/a" → "s-na"). */
 export function statusClass(status: string): string {
@@ -70,7 +79,7 @@ export function renderHtml(
       id,
       side,
       title: reg?.title ?? "",
-      level: reg?.level ?? "",
+      level: levelLabel(reg?.level),
       url: reg?.url && isHttpsUrl(reg.url) ? reg.url : "",
       cells: eras.map((era) => {
         const cell = byKey.get(cellKey({ row: id, era, side }));
@@ -83,9 +92,7 @@ export function renderHtml(
           side,
           status: cell.status,
           cls: statusClass(cell.status),
-          label: cellLabel(cell.status),
-          caseCount: cell.cases.length,
-          passCount: cell.cases.filter((k) => k.status === "pass").length,
+          count: casesPassed(cell),
         };
       }),
     }));
@@ -101,18 +108,30 @@ export function renderHtml(
 
   const matrixData = {
     target: results.target.name,
-    glyphs: { ...CASE_GLYPH, ...CELL_GLYPH },
     cells: Object.fromEntries(
-      results.cells.map((c) => [
-        cellKey(c),
-        { row: c.row, era: c.era, side: c.side, status: c.status, note: c.note ?? "", cases: c.cases },
-      ]),
+      results.cells.map((c) => {
+        const r = rows.get(c.row);
+        // Each cell's spec link is its own era's page.
+        const specUrl = r ? eraSpecUrl(r, c.era) : "";
+        return [
+          cellKey(c),
+          {
+            row: c.row,
+            era: c.era,
+            side: c.side,
+            status: c.status,
+            note: c.note ?? "",
+            cases: c.cases,
+            specUrl: isHttpsUrl(specUrl) ? specUrl : "",
+          },
+        ];
+      }),
     ),
     rows: Object.fromEntries(
       [...new Set(results.cells.map((c) => c.row))].flatMap((id) => {
         const r = rows.get(id);
         return r
-          ? [[id, { title: r.title, level: r.level, quote: r.quote, url: r.url, na: r.na ?? "" }]]
+          ? [[id, { title: r.title, level: levelLabel(r.level), quote: r.quote, url: r.url, na: r.na ?? "" }]]
           : [];
       }),
     ),
@@ -133,33 +152,35 @@ export function renderHtml(
     eras,
     sides: SIDE_ORDER.filter((s) => results.cells.some((c) => c.side === s)),
     reproduce: reproduceCommand(results),
-    verdict: verdictLine(results),
+    verdict: verdictLine(results, false),
     cellCount: results.cells.length,
     caseCount: caseCount(results),
     cellTotals: countCells(results.cells).map((s) => ({
-      label: cellLabel(s.status),
+      label: s.status,
       count: s.count,
+      unit: s.count === 1 ? "cell" : "cells",
       cls: statusClass(s.status),
     })),
     caseTotals: countCases(results.cells).map((s) => ({
-      label: caseLabel(s.status),
+      label: s.status,
       count: s.count,
+      unit: s.count === 1 ? "case" : "cases",
       cls: statusClass(s.status),
     })),
-    statuses: statuses.map((s: CellStatus) => ({ status: s, label: cellLabel(s), cls: statusClass(s) })),
+    statuses: statuses.map((s: CellStatus) => ({ status: s, label: s, cls: statusClass(s) })),
     rows: matrixRows,
     fuzz: (results.fuzz ?? []).map((f) => ({
       era: f.era,
       runs: f.runs,
       seconds: (f.durationMs / 1000).toFixed(1),
-      label: caseLabel(f.status),
+      label: f.status,
       cls: statusClass(f.status),
       reason: f.reason,
       branches: branchSummary(f.branches),
       evidence: f.evidence && isRelativePath(f.evidence) ? f.evidence : "",
       caseFile: f.caseFile ?? "",
     })),
-    legend: CELL_STATUS_ORDER.map((s) => cellLabel(s)),
+    legend: CELL_STATUS_ORDER.map((s) => ({ status: s, cls: statusClass(s) })),
     matrixJson: jsonForScript(matrixData),
     evidenceJson: jsonForScript(embedded),
     checksJson: jsonForScript(CHECK_CATALOGUE),

@@ -31,23 +31,55 @@ function testcase(cell: Cell, c: CaseResult) {
     failure: c.status === "fail",
     error: c.status === "error",
     skipped: c.status === "skip",
-    out: c.status === "warn" ? `warning: ${c.reason}\n${where}` : c.status === "pass" ? where : "",
+    out:
+      c.status === "warn"
+        ? `warning (not a failure): ${c.reason}\n${where}`
+        : c.status === "pass"
+          ? where
+          : "",
+  };
+}
+
+/** A not-run cell without cases: a skipped testcase named for the cell, its reason as the message. */
+function notRunTestcase(cell: Cell) {
+  const reason = `not run: ${cell.note ?? "no case exercised this cell"}`;
+  return {
+    name: `${cell.row} @ ${cell.era} (${cell.side})`,
+    classname: cell.row,
+    time: seconds(0),
+    properties: [
+      { name: "era", value: cell.era },
+      { name: "side", value: cell.side },
+      { name: "status", value: cell.status },
+    ],
+    status: cell.status,
+    message: reason,
+    detail: reason,
+    failure: false,
+    error: false,
+    skipped: true,
+    out: "",
   };
 }
 
 /**
  * junit.xml: one testsuite per era, one testcase per case × era (classname = register row). fail →
- * <failure>, error → <error>, skip → <skipped>; warn passes with the warning in <system-out>. Cells without
- * cases (n/a, not-run, recorded gaps) are listed in their era's <system-out>, so the testcase count is
- * exactly the case × era count, plus one testcase per fuzzed era (in a last "fuzz" testsuite) when the run
- * fuzzed. Everything is XML-escaped; characters XML forbids become U+FFFD.
+ * <failure>, error → <error>, skip → <skipped>; warn is not a failure, but never a silent pass: its testcase
+ * has the property status=warn and the warning in <system-out>, and its suite counts warnings in the property
+ * `warnings`. A not-run cell without cases is a skipped testcase (`row @ era (side)`) with the reason; other
+ * cells without cases (n/a, recorded gaps) are listed in their era's <system-out>. So the testcase count is the
+ * case × era count plus the case-less not-run cells, plus one testcase per fuzzed era (in a last "fuzz"
+ * testsuite) when the run fuzzed. Everything is XML-escaped; characters XML forbids become U+FFFD.
  */
 // Long: one template context for the suites, cases and the fuzz suite, with their counts.
 export function renderJunit(results: Results): string {
   const suites = runEras(results).map((era) => {
     const cells = results.cells.filter((c) => c.era === era);
-    const cases = cells.flatMap((cell) => cell.cases.map((c) => testcase(cell, c)));
     const empty = cells.filter((c) => c.cases.length === 0);
+    const cases = [
+      ...cells.flatMap((cell) => cell.cases.map((c) => testcase(cell, c))),
+      ...empty.filter((c) => c.status === "not-run").map(notRunTestcase),
+    ];
     return {
       name: `${results.target.name} @ ${era}`,
       tests: cases.length,
@@ -62,9 +94,13 @@ export function renderJunit(results: Results): string {
         { name: "era", value: era },
         { name: "seed", value: String(results.seed) },
         { name: "tool", value: `${results.tool.name} ${results.tool.version}` },
+        { name: "warnings", value: String(cases.filter((c) => c.status === "warn").length) },
       ],
       cases,
-      out: empty.map((c) => `${c.status}: ${c.row} (${c.side})${c.note ? `: ${c.note}` : ""}`).join("\n"),
+      out: empty
+        .filter((c) => c.status !== "not-run")
+        .map((c) => `${c.status}: ${c.row} (${c.side})${c.note ? `: ${c.note}` : ""}`)
+        .join("\n"),
     };
   });
   const fuzz = results.fuzz ?? [];

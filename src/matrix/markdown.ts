@@ -1,6 +1,6 @@
 import type { Register } from "../model/register.ts";
 import type { CaseResult, Cell, Results } from "../model/results.ts";
-import { isHttpsUrl, mdHref, mdText } from "./escape.ts";
+import { evidenceHref, isHttpsUrl, mdText } from "./escape.ts";
 import {
   branchSummary,
   caseCount,
@@ -8,14 +8,18 @@ import {
   compareCells,
   countCases,
   countCells,
+  decidingCase,
   displayTime,
+  eraSpecUrl,
   fuzzProblems,
+  levelLabel,
   reproduceCommand,
   rowIndex,
   runEras,
   runRowIds,
   shortSha,
   sidesOf,
+  truncate,
 } from "./model.ts";
 import {
   ATTENTION_STATUSES,
@@ -41,21 +45,69 @@ export function mdCode(value: string, table = false): string {
 }
 
 /**
- * `[id](evidence "sha256 …")` with the glyph of its status; plain text when there is no usable path.
- * `withSha` adds the transcript's short digest as the link title.
+ * Writes evidence links: inline (`[label](href "title")`, matrix.md) or as reference links whose definitions are
+ * listed once at the end (`[label][e1]`, the PR comment, where a transcript is linked from the summary and again
+ * from its cell). `label` is markdown already; the title is plain text.
  */
-export function mdCaseLink(c: CaseResult, withSha = true): string {
-  const href = c.evidence ? mdHref(c.evidence) : null;
-  const sha = withSha ? shortSha(c.evidenceSha256) : null;
-  const label = `${caseLabel(c.status)} ${mdText(c.id)}`;
-  if (!href) return label;
-  return `${caseLabel(c.status)} [${mdText(c.id)}](${href}${sha ? ` "sha256 ${sha}…"` : ""})`;
+export interface EvidenceLinker {
+  link(label: string, path: string | undefined, title?: string): string;
 }
 
-/** A plain link to a relative path, or the path as text when it is not one. */
-function mdCaseLinkTo(label: string, path: string): string {
-  const href = mdHref(path);
-  return href ? `[${mdText(label)}](${href})` : mdText(path);
+export function inlineLinker(linkBase?: string): EvidenceLinker {
+  return {
+    link(label, path, title) {
+      const href = path ? evidenceHref(path, linkBase) : null;
+      if (!href) return label;
+      return `[${label}](${href}${title ? ` "${mdTitle(title)}"` : ""})`;
+    },
+  };
+}
+
+/** Reference-style evidence links: each transcript's URL is written once, with the first title given for it. */
+export class EvidenceRefs implements EvidenceLinker {
+  private readonly refs = new Map<string, { label: string; title: string }>();
+  constructor(private readonly linkBase?: string) {}
+  link(label: string, path: string | undefined, title?: string): string {
+    const href = path ? evidenceHref(path, this.linkBase) : null;
+    if (!href) return label;
+    let ref = this.refs.get(href);
+    if (!ref) {
+      ref = { label: `e${this.refs.size + 1}`, title: title ? mdTitle(title) : "" };
+      this.refs.set(href, ref);
+    }
+    return `[${label}][${ref.label}]`;
+  }
+  list(): Array<{ label: string; url: string }> {
+    return [...this.refs].map(([href, ref]) => ({
+      label: ref.label,
+      url: ref.title ? `${href} "${ref.title}"` : href,
+    }));
+  }
+}
+
+/**
+ * `✅ pass [id](evidence "sha256 …")`: the case's status and id, linked to its transcript; plain text when there
+ * is no usable path. `withSha` adds the transcript's short digest as the link title.
+ */
+export function mdCaseLink(c: CaseResult, linker: EvidenceLinker, withSha = false): string {
+  const sha = withSha ? shortSha(c.evidenceSha256) : null;
+  return `${caseLabel(c.status)} ${linker.link(mdText(c.id), c.evidence, sha ? `sha256 ${sha}…` : undefined)}`;
+}
+
+/**
+ * A cell's verdict (`❌ fail`), linked to the transcript of the case that decides it (`decidingCase`), with the
+ * case and how many cases the cell has in the link's title. Plain text when no case has evidence (n/a, not-run).
+ */
+export function mdVerdictLink(cell: Cell, linker: EvidenceLinker): string {
+  const c = decidingCase(cell);
+  if (!c) return cellLabel(cell.status);
+  const of = cell.cases.length > 1 ? ` (1 of ${cell.cases.length} cases)` : "";
+  return linker.link(cellLabel(cell.status), c.evidence, `${c.id}${of}`);
+}
+
+/** Text for a markdown link title in double quotes. */
+function mdTitle(text: string): string {
+  return mdText(text).replace(/"/g, "&quot;");
 }
 
 /** Footnotes for repeated cell notes ("no case exercises this cell"): each distinct note is written once. */
@@ -76,53 +128,46 @@ class Notes {
 
 export interface MarkdownOptions {
   /**
-   * Longest output before passing cases lose their individual links (GitHub refuses comments over 65,536
-   * characters). Default 65,000; 0 never compacts.
+   * Where evidence links point: an https URL (e.g. the results folder on GitHub at a commit) or a relative
+   * folder. Default: paths relative to results.json.
    */
-  maxChars?: number;
+  linkBase?: string;
 }
 
-interface CellStyle {
-  /** Link every passing case (else only a count). */
-  passLinks: boolean;
-  notes: Notes;
-}
-
-/** One table cell's content: status, then each case with a link, failing cases with their reason. */
+/** One table cell's content: the verdict linked to its evidence, then each case with a link, misses with their reason. */
 export function mdCellContent(
   cell: Cell,
-  style: CellStyle = { passLinks: true, notes: new Notes() },
+  notes: Notes = new Notes(),
+  linker: EvidenceLinker = inlineLinker(),
 ): string {
   const note = cell.note
     ? cell.cases.length === 0 && !ATTENTION_STATUSES.has(cell.status)
-      ? ` ${style.notes.ref(cell.note)}`
+      ? ` ${notes.ref(cell.note)}`
       : `: ${mdText(cell.note)}`
     : "";
+  const verdict = mdVerdictLink(cell, linker) + note;
   const only = cell.cases.length === 1 ? cell.cases[0]! : undefined;
-  // A single case with the cell's own status speaks for the cell.
-  if (only && only.status === cell.status && !cell.note && (style.passLinks || only.status !== "pass"))
-    return mdCaseLink(only, false) + (caseIsMiss(only.status) ? `: ${mdText(only.reason)}` : "");
-  const parts = [cellLabel(cell.status) + note];
-  const passing = cell.cases.filter((c) => c.status === "pass");
-  for (const c of cell.cases) {
-    if (c.status === "pass" && !style.passLinks) continue;
-    parts.push(mdCaseLink(c, false) + (caseIsMiss(c.status) ? `: ${mdText(c.reason)}` : ""));
-  }
-  if (!style.passLinks && passing.length > 0) parts.push(`${caseLabel("pass")} ${passing.length} case(s)`);
+  // A single case with the cell's own status speaks for the cell: its verdict link is the case's transcript.
+  if (only && only.status === cell.status && !cell.note)
+    return `${verdict} ${mdText(only.id)}${caseIsMiss(only.status) ? `: ${mdText(only.reason)}` : ""}`;
+  const parts = [verdict];
+  for (const c of cell.cases)
+    parts.push(mdCaseLink(c, linker) + (caseIsMiss(c.status) ? `: ${mdText(c.reason)}` : ""));
   return parts.join("<br>");
 }
 
-export function verdictLine(results: Results): string {
+/** The run's verdict in one line; `glyphs: false` for pages that must read without an emoji font (matrix.html). */
+export function verdictLine(results: Results, glyphs = true): string {
+  const mark = (s: "pass" | "fail" | "warn") => (glyphs ? `${CELL_GLYPH[s]} ` : "");
   const failing = results.cells.filter((c) => c.status === "fail" || c.status === "error");
   const attention = results.cells.filter((c) => ATTENTION_STATUSES.has(c.status));
   const fuzz = fuzzProblems(results).length;
   const fuzzText = fuzz > 0 ? `differential fuzzing failed in ${fuzz} era(s)` : "";
   if (failing.length > 0)
-    return `${CELL_GLYPH.fail} ${failing.length} cell(s) failed or errored${fuzzText ? `; ${fuzzText}` : ""}`;
-  if (fuzzText) return `${CELL_GLYPH.fail} ${fuzzText}`;
-  if (attention.length > 0)
-    return `${CELL_GLYPH.warn} no failures; ${attention.length} cell(s) need attention`;
-  return `${CELL_GLYPH.pass} every run cell passed or does not apply`;
+    return `${mark("fail")}${failing.length} cell(s) failed or errored${fuzzText ? `; ${fuzzText}` : ""}`;
+  if (fuzzText) return `${mark("fail")}${fuzzText}`;
+  if (attention.length > 0) return `${mark("warn")}no failures; ${attention.length} cell(s) need attention`;
+  return `${mark("pass")}every run cell passed or does not apply`;
 }
 
 /** Spec links as reference-style links: each URL is written once, at the end. */
@@ -145,44 +190,49 @@ class Links {
   }
 }
 
-/**
- * matrix.md: usable as a pull-request comment (GitHub-flavoured markdown, relay text neutralised). Rows
- * that do not apply in an era are listed once instead of filling the era tables; repeated notes become
- * footnotes; when the page would exceed `maxChars`, passing cases are counted instead of linked.
- */
-export function renderMarkdown(results: Results, register: Register, options: MarkdownOptions = {}): string {
-  const max = options.maxChars ?? 65_000;
-  const full = renderMarkdownWith(results, register, true);
-  if (max <= 0 || full.length <= max) return full;
-  return renderMarkdownWith(results, register, false);
+/** The header both markdown reports open with: target, tool, seed, eras, totals, how to reproduce, the verdict. */
+function headerView(results: Results) {
+  return {
+    target: results.target.name,
+    profile: typeof results.target.profile === "string" ? results.target.profile : "",
+    toolName: results.tool.name,
+    toolVersion: results.tool.version,
+    seed: results.seed,
+    started: displayTime(results.startedAt),
+    finished: results.finishedAt ? displayTime(results.finishedAt) : "",
+    eras: runEras(results),
+    cellCount: results.cells.length,
+    caseCount: caseCount(results),
+    cellTotals: countCells(results.cells).map((s) => ({ label: cellLabel(s.status), count: s.count })),
+    caseTotals: countCases(results.cells).map((s) => ({ label: caseLabel(s.status), count: s.count })),
+    reproduce: mdCode(reproduceCommand(results)),
+    verdict: verdictLine(results),
+    legend: CELL_STATUS_ORDER.map((s) => cellLabel(s)),
+  };
 }
 
-// Long: one template context for matrix.md; every section's rows are built here from the same cells.
-function renderMarkdownWith(results: Results, register: Register, passLinks: boolean): string {
+/**
+ * The summary: one line per row with its level and, per era, each cell's verdict linked to its evidence (the row
+ * links the register's spec URL), and the cell counts per era and status.
+ */
+function summaryView(results: Results, register: Register, links: Links, linker: EvidenceLinker) {
   const rows = rowIndex(register);
   const eras = runEras(results);
-  const rowIds = runRowIds(results, register);
-  const byKey = new Map(results.cells.map((c) => [cellKey(c), c]));
-  const cellsOfRow = (id: string) => results.cells.filter((c) => c.row === id).sort(compareCells);
-  const links = new Links();
-  const style: CellStyle = { passLinks, notes: new Notes() };
-
-  const grid = rowIds.map((id) => {
+  const grid = runRowIds(results, register).map((id) => {
     const reg = rows.get(id);
-    const mine = cellsOfRow(id);
+    const mine = results.cells.filter((c) => c.row === id).sort(compareCells);
     return {
       rowRef: links.ref(id, reg?.url),
       title: reg?.title ?? "",
-      level: reg?.level ?? "",
+      level: levelLabel(reg?.level),
       entries: eras.map((era) => {
         const here = mine.filter((c) => c.era === era);
         if (here.length === 0) return "—";
-        if (here.length === 1) return cellLabel(here[0]!.status);
-        return here.map((c) => `${mdText(c.side)} ${cellLabel(c.status)}`).join("<br>");
+        if (here.length === 1) return mdVerdictLink(here[0]!, linker);
+        return here.map((c) => `${mdText(c.side)} ${mdVerdictLink(c, linker)}`).join("<br>");
       }),
     };
   });
-
   const present = new Set(results.cells.map((c) => c.status));
   const statusColumns = CELL_STATUS_ORDER.filter((s) => present.has(s));
   const eraTotals = eras.map((era) => {
@@ -193,26 +243,68 @@ function renderMarkdownWith(results: Results, register: Register, passLinks: boo
       total: cells.length,
     };
   });
+  return { grid, statusColumns: statusColumns.map((s) => ({ label: cellLabel(s) })), eraTotals };
+}
 
-  const attention = results.cells
+/** Cells that need attention, worst first, then in register and era order. */
+function attentionCells(results: Results, register: Register): Cell[] {
+  const rowIds = runRowIds(results, register);
+  return results.cells
     .filter((c) => ATTENTION_STATUSES.has(c.status))
     .sort(
       (a, b) =>
         CELL_STATUS_ORDER.indexOf(a.status) - CELL_STATUS_ORDER.indexOf(b.status) ||
         rowIds.indexOf(a.row) - rowIds.indexOf(b.row) ||
         compareCells(a, b),
-    )
-    .map((c) => ({
-      label: cellLabel(c.status),
-      row: c.row,
-      era: c.era,
-      side: c.side,
-      note: c.note ?? "",
-      cases: c.cases
-        .filter((k) => k.status !== "pass")
-        .map((k) => ({ caseLink: mdCaseLink(k), showReason: caseIsMiss(k.status), reason: k.reason })),
-    }));
-  const notRun = results.cells.filter((c) => c.status === "not-run").length;
+    );
+}
+
+function fuzzView(results: Results, linker: EvidenceLinker) {
+  return (results.fuzz ?? []).map((f) => ({
+    era: f.era,
+    runs: f.runs,
+    label: caseLabel(f.status),
+    reason: f.reason,
+    branches: branchSummary(f.branches),
+    evidence: f.evidence ? linker.link("transcript", f.evidence) : "",
+    caseFile: f.caseFile ? mdCode(f.caseFile, true) : "",
+    seconds: (f.durationMs / 1000).toFixed(1),
+  }));
+}
+
+/**
+ * matrix.md, the full matrix (GitHub-flavoured markdown, relay text neutralised): every cell's verdict links its
+ * evidence and every case is linked, passing ones too. Rows that do not apply in an era are listed once instead
+ * of filling the era tables; repeated notes become footnotes. It has no size bound: the pull-request comment is
+ * `renderPrComment`.
+ */
+// Long: one template context for matrix.md; every section's rows are built here from the same cells.
+export function renderMarkdown(results: Results, register: Register, options: MarkdownOptions = {}): string {
+  const { linkBase } = options;
+  const rows = rowIndex(register);
+  const eras = runEras(results);
+  const rowIds = runRowIds(results, register);
+  const byKey = new Map(results.cells.map((c) => [cellKey(c), c]));
+  const cellsOfRow = (id: string) => results.cells.filter((c) => c.row === id).sort(compareCells);
+  const links = new Links();
+  const notes = new Notes();
+  const linker = inlineLinker(linkBase);
+  const summary = summaryView(results, register, links, linker);
+
+  const attention = attentionCells(results, register).map((c) => ({
+    verdict: mdVerdictLink(c, linker),
+    row: c.row,
+    era: c.era,
+    side: c.side,
+    note: c.note ?? "",
+    cases: c.cases
+      .filter((k) => k.status !== "pass")
+      .map((k) => ({
+        caseLink: mdCaseLink(k, linker, true),
+        showReason: caseIsMiss(k.status),
+        reason: k.reason,
+      })),
+  }));
 
   const eraSections = eras.map((era) => {
     const cells = results.cells.filter((c) => c.era === era);
@@ -224,14 +316,18 @@ function renderMarkdownWith(results: Results, register: Register, passLinks: boo
       sides,
       rows: inEra
         .filter((id) => !allNa(id))
-        .map((id) => ({
-          rowRef: links.ref(id, rows.get(id)?.url),
-          level: rows.get(id)?.level ?? "",
-          cells: sides.map((side) => {
-            const cell = byKey.get(cellKey({ row: id, era, side }));
-            return cell ? mdCellContent(cell, style) : "—";
-          }),
-        })),
+        .map((id) => {
+          const reg = rows.get(id);
+          return {
+            // Each era's table links that era's spec page.
+            rowRef: links.ref(id, reg ? eraSpecUrl(reg, era) : undefined),
+            level: levelLabel(reg?.level),
+            cells: sides.map((side) => {
+              const cell = byKey.get(cellKey({ row: id, era, side }));
+              return cell ? mdCellContent(cell, notes, linker) : "—";
+            }),
+          };
+        }),
       naCount: inEra.filter(allNa).length,
     };
   });
@@ -252,42 +348,102 @@ function renderMarkdownWith(results: Results, register: Register, passLinks: boo
   });
 
   const body = {
-    target: results.target.name,
-    profile: typeof results.target.profile === "string" ? results.target.profile : "",
-    toolName: results.tool.name,
-    toolVersion: results.tool.version,
-    seed: results.seed,
-    started: displayTime(results.startedAt),
-    finished: results.finishedAt ? displayTime(results.finishedAt) : "",
-    eras,
-    cellCount: results.cells.length,
-    caseCount: caseCount(results),
-    cellTotals: countCells(results.cells).map((s) => ({ label: cellLabel(s.status), count: s.count })),
-    caseTotals: countCases(results.cells).map((s) => ({ label: caseLabel(s.status), count: s.count })),
-    reproduce: mdCode(reproduceCommand(results)),
-    verdict: verdictLine(results),
-    grid,
-    statusColumns: statusColumns.map((s) => ({ label: cellLabel(s) })),
-    eraTotals,
+    ...headerView(results),
+    ...summary,
     attention,
-    notRun,
+    notRun: results.cells.filter((c) => c.status === "not-run").length,
     notRunLabel: cellLabel("not-run"),
     naLabel: cellLabel("n/a"),
     eraSections,
     notApplicable,
-    fuzz: (results.fuzz ?? []).map((f) => ({
-      era: f.era,
-      runs: f.runs,
-      label: caseLabel(f.status),
-      reason: f.reason,
-      branches: branchSummary(f.branches),
-      evidence: f.evidence ? mdCaseLinkTo("transcript", f.evidence) : "",
-      caseFile: f.caseFile ? mdCode(f.caseFile, true) : "",
-      seconds: (f.durationMs / 1000).toFixed(1),
-    })),
-    compacted: !passLinks,
-    legend: CELL_STATUS_ORDER.map((s) => cellLabel(s)),
+    fuzz: fuzzView(results, linker),
+    linkBase: linkBase ?? "",
   };
   // Footnotes and link definitions are collected while the tables are built, so they are read last.
-  return renderTemplate("matrix.md", { ...body, notes: style.notes.list(), links: links.list() });
+  return renderTemplate("matrix.md", { ...body, notes: notes.list(), links: links.list() });
+}
+
+/** GitHub refuses a comment longer than this many characters. */
+export const GITHUB_COMMENT_LIMIT = 65_536;
+
+export interface PrCommentOptions extends MarkdownOptions {
+  /** Longest output (UTF-16 code units, which never undercount GitHub's characters). Default 60,000. */
+  maxChars?: number;
+}
+
+/** The most cases listed under one cell, and the longest reason shown, in the PR comment. */
+export const PR_CASES_PER_CELL = 3;
+export const PR_REASON_CHARS = 240;
+
+/**
+ * pr-comment.md: the matrix as a pull-request comment that fits GitHub's limit by design. It holds the header,
+ * the summary (every cell's verdict linked to its evidence, passing cells too) and the cells that need attention,
+ * worst first, each with up to `PR_CASES_PER_CELL` missed cases (reasons cut to `PR_REASON_CHARS`). Evidence
+ * links are reference links, so a transcript's URL is written once. When that passes `maxChars`, cells keep one
+ * case, then none (the verdict still links the worst), then the last cells (warnings before failures) are
+ * counted instead of listed. The full matrix is matrix.md and matrix.html.
+ */
+export function renderPrComment(
+  results: Results,
+  register: Register,
+  options: PrCommentOptions = {},
+): string {
+  const max = options.maxChars ?? 60_000;
+  const cells = attentionCells(results, register);
+  const render = (listed: number, perCell: number) =>
+    renderPrCommentWith(results, register, options.linkBase, cells.slice(0, listed), perCell, cells.length);
+  for (const perCell of [PR_CASES_PER_CELL, 1]) {
+    const text = render(cells.length, perCell);
+    if (text.length <= max) return text;
+  }
+  // The largest number of listed cells that fits (the text grows with each cell listed).
+  let lo = 0;
+  let hi = cells.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (render(mid, 0).length <= max) lo = mid;
+    else hi = mid - 1;
+  }
+  return render(lo, 0);
+}
+
+function renderPrCommentWith(
+  results: Results,
+  register: Register,
+  linkBase: string | undefined,
+  listed: readonly Cell[],
+  perCell: number,
+  attention: number,
+): string {
+  const links = new Links();
+  const refs = new EvidenceRefs(linkBase);
+  const summary = summaryView(results, register, links, refs);
+  const item = (c: Cell) => {
+    const misses = c.cases.filter((k) => caseIsMiss(k.status) || k.status === "skip");
+    return {
+      verdict: mdVerdictLink(c, refs),
+      row: c.row,
+      era: c.era,
+      side: c.side,
+      note: c.note ? truncate(c.note, PR_REASON_CHARS) : "",
+      counted: countCases([c])
+        .map((s) => `${caseLabel(s.status)} ${s.count}`)
+        .join(" · "),
+      cases: misses.slice(0, perCell).map((k) => ({
+        caseLink: mdCaseLink(k, refs),
+        reason: truncate(k.reason, PR_REASON_CHARS),
+      })),
+      moreCases: perCell > 0 ? Math.max(0, misses.length - perCell) : 0,
+    };
+  };
+  const view = {
+    ...headerView(results),
+    ...summary,
+    attention: listed.map(item),
+    unlisted: attention - listed.length,
+    fuzz: fuzzView(results, refs),
+    linkBase: linkBase ?? "",
+  };
+  // Link definitions are collected while the view is built, so they are read last.
+  return renderTemplate("pr-comment.md", { ...view, links: links.list(), evidenceLinks: refs.list() });
 }

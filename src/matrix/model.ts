@@ -1,5 +1,5 @@
 import type { CellSide, Register, RegisterRow } from "../model/register.ts";
-import type { CaseStatus, Cell, CellStatus, Results } from "../model/results.ts";
+import type { CaseResult, CaseStatus, Cell, CellStatus, Results } from "../model/results.ts";
 import { ERAS, type Era } from "../protocol/eras.ts";
 import { CASE_STATUS_ORDER, CELL_STATUS_ORDER } from "./status.ts";
 
@@ -103,4 +103,48 @@ export function branchSummary(branches: Record<string, number>): string {
 /** Fuzz entries that found a disagreement or broke. */
 export function fuzzProblems(results: Results): FuzzEntry[] {
   return (results.fuzz ?? []).filter((f) => f.status !== "pass");
+}
+
+/**
+ * The case whose transcript a cell's verdict links: the worst case (fail, error, warn, skip, pass) that has an
+ * evidence path, so a failing cell opens on a failure and a passing cell on a pass. Undefined when no case has one.
+ */
+export function decidingCase(cell: Cell): CaseResult | undefined {
+  const withEvidence = cell.cases.filter((c) => c.evidence);
+  for (const status of CASE_STATUS_ORDER) {
+    const found = withEvidence.find((c) => c.status === status);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** One casing for every level: RFC 2119 keywords and the register's `schema` level, upper case. */
+export function levelLabel(level: string | undefined): string {
+  return (level ?? "").toUpperCase();
+}
+
+const SPEC_PAGE = /^https:\/\/modelcontextprotocol\.io\/specification\/(\d{4}-\d{2}-\d{2})\/([^#?]*)(#.*)?$/;
+
+/**
+ * The spec link for one era of a row. The register gives one URL (usually the newest era's page) and, in
+ * `source`, each era's file (`2024-11-05 basic/messages.mdx:50`, `2025-06-18 schema.ts:1029`): the era's page
+ * is built from that file, keeping the URL's anchor when the page is the same one. URLs outside the versioned
+ * spec (SEPs) are the same for every era.
+ */
+export function eraSpecUrl(row: Pick<RegisterRow, "url" | "source">, era: Era): string {
+  const m = SPEC_PAGE.exec(row.url);
+  if (!m || m[1] === era) return row.url;
+  const [, , page, anchor = ""] = m;
+  const file = new RegExp(`(?:^|[\\s;,(])${era}\\s+([\\w./-]+?)\\.(mdx|md|ts)\\b`).exec(row.source ?? "");
+  if (!file) return `https://modelcontextprotocol.io/specification/${era}/${page}${anchor}`;
+  const erasPage = file[2] === "ts" ? "schema" : file[1]!.replace(/\/index$/, "");
+  return `https://modelcontextprotocol.io/specification/${era}/${erasPage}${erasPage === page ? anchor : ""}`;
+}
+
+/** Text cut to `max` characters at a word boundary where one is near, with an ellipsis. */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > max * 0.7 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }

@@ -7,18 +7,19 @@ import type { Results } from "../model/results.ts";
 import { renderGithub } from "./github.ts";
 import { renderHtml } from "./html.ts";
 import { renderJunit } from "./junit.ts";
-import { renderMarkdown } from "./markdown.ts";
+import { renderMarkdown, renderPrComment } from "./markdown.ts";
 
 /** Reporter names for `--reporter`. results.json is always written by the caller, so `json` is accepted and ignored. */
-export const REPORTERS = ["md", "html", "junit", "github"] as const;
+export const REPORTERS = ["md", "pr-comment", "html", "junit", "github"] as const;
 export type ReporterName = (typeof REPORTERS)[number];
 
 /** What `run` writes when no `--reporter` is given. */
-export const DEFAULT_REPORTERS: readonly ReporterName[] = ["md", "html", "junit"];
+export const DEFAULT_REPORTERS: readonly ReporterName[] = ["md", "pr-comment", "html", "junit"];
 
 /** The file each reporter writes into the report directory. */
 export const REPORT_FILES: Record<Exclude<ReporterName, "github">, string> = {
   md: "matrix.md",
+  "pr-comment": "pr-comment.md",
   html: "matrix.html",
   junit: "junit.xml",
 };
@@ -47,11 +48,14 @@ export function parseReporters(spec: string | readonly string[]): ReporterName[]
 export interface ReportIo {
   env?: Record<string, string | undefined>;
   stdout?: (text: string) => void;
+  /** Where the markdown reports' evidence links point (an https URL or a folder); default relative to results.json. */
+  linkBase?: string;
 }
 
 /**
  * Writes the selected reports into `dir` (created if needed) and returns the paths written.
- * - md → matrix.md, html → matrix.html (with `evidences` embedded), junit → junit.xml;
+ * - md → matrix.md (the full matrix), pr-comment → pr-comment.md (a pull-request comment within GitHub's
+ *   size limit), html → matrix.html (with `evidences` embedded), junit → junit.xml;
  * - github → the step summary appended to $GITHUB_STEP_SUMMARY when set (else github-summary.md in `dir`),
  *   and one workflow-command annotation per line on stdout.
  * `evidences` is keyed by the evidence path as written in results.json.
@@ -75,7 +79,10 @@ export function writeReports(
   for (const reporter of selected) {
     switch (reporter) {
       case "md":
-        write(REPORT_FILES.md, renderMarkdown(results, register));
+        write(REPORT_FILES.md, renderMarkdown(results, register, { linkBase: io.linkBase }));
+        break;
+      case "pr-comment":
+        write(REPORT_FILES["pr-comment"], renderPrComment(results, register, { linkBase: io.linkBase }));
         break;
       case "html":
         write(REPORT_FILES.html, renderHtml(results, register, evidences));

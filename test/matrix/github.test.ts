@@ -1,8 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { ghData, ghProperty } from "../../src/matrix/escape.ts";
-import { renderGithub } from "../../src/matrix/github.ts";
+import { capAnnotations, GITHUB_ANNOTATION_LIMIT, renderGithub } from "../../src/matrix/github.ts";
 import type { Results } from "../../src/model/results.ts";
 import { fixture, XSS_SCRIPT } from "./helpers.ts";
+
+/** Every annotation, before the cap. */
+function uncapped(results: Results): string[] {
+  return renderGithub(results, { annotationLimit: Number.POSITIVE_INFINITY }).annotations;
+}
 
 describe("renderGithub", () => {
   it("matches the committed snapshot", async () => {
@@ -14,7 +19,7 @@ describe("renderGithub", () => {
 
   it("annotates every failing, erroring or warning case once, and case-less cells that need attention", () => {
     const { results } = fixture("fail");
-    const { annotations } = renderGithub(results);
+    const annotations = uncapped(results);
     const cases = results.cells.flatMap((c) => c.cases);
     const errors = cases.filter((c) => c.status === "fail" || c.status === "error").length;
     const warnings = cases.filter((c) => c.status === "warn").length;
@@ -27,6 +32,27 @@ describe("renderGithub", () => {
       expect(a).toMatch(/^::(error|warning) title=[^:,]*::.+/);
     }
     expect(annotations.some((a) => a.includes(XSS_SCRIPT))).toBe(true); // plain text in a log line, not markup
+  });
+
+  it("writes at most 10 annotations, worst first, the last a notice counting the rest", () => {
+    const { results } = fixture("fail");
+    const all = uncapped(results);
+    expect(all.length).toBeGreaterThan(GITHUB_ANNOTATION_LIMIT);
+    const { annotations } = renderGithub(results);
+    expect(GITHUB_ANNOTATION_LIMIT).toBe(10);
+    expect(annotations).toHaveLength(10);
+    expect(annotations.slice(0, 9)).toEqual(all.slice(0, 9));
+    const rest = all.slice(9);
+    const errors = rest.filter((a) => a.startsWith("::error ")).length;
+    expect(annotations[9]).toBe(
+      `::notice title=mcpx-conform%3A more problems::…and ${rest.length} more (${errors} error(s) and ${rest.length - errors} warning(s)) not annotated: the step summary, matrix.md and matrix.html list them all`,
+    );
+    // errors come before warnings
+    const firstWarning = all.findIndex((a) => a.startsWith("::warning "));
+    expect(all.slice(firstWarning).some((a) => a.startsWith("::error "))).toBe(false);
+    // ten or fewer are written as they are
+    expect(capAnnotations(all.slice(0, 10))).toEqual(all.slice(0, 10));
+    expect(capAnnotations(all.slice(0, 11))).toHaveLength(10);
   });
 
   it("a passing run has no annotations and a passing summary", () => {

@@ -4,11 +4,13 @@
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadEvidences, loadResults } from "../../src/cli/render.ts";
 import { renderHtml } from "../../src/matrix/html.ts";
+import { DEFAULT_REGISTER, loadRegister } from "../../src/model/load.ts";
 import {
   fixture,
   loadFixtureRegister,
@@ -26,6 +28,7 @@ import {
 } from "./helpers.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
+const ROOT = resolve(import.meta.dirname, "../..");
 const ARGS = [
   "--headless",
   "--no-sandbox",
@@ -127,14 +130,14 @@ describe("matrix.html in chromium", () => {
     expect(await page.isVisible("#viewer")).toBe(true);
     expect(await page.getAttribute(`button.cell[data-cell="${XSS_CELL}"]`, "aria-pressed")).toBe("true");
     expect(await page.textContent("#v-title")).toBe(
-      "❌ fail sampling-both-validate-message-content @ 2025-11-25 (server)",
+      "fail sampling-both-validate-message-content @ 2025-11-25 (server)",
     );
     expect(await page.textContent("#v-quote")).toBe("Both parties SHOULD validate message content");
     const transcript = page.locator("table.transcript");
     expect(await transcript.locator("thead th").allTextContents()).toEqual([
       "t (ms)",
-      "upstream end (harness server ⇄ relay)",
-      "downstream end (relay ⇄ answerer)",
+      "upstream end (harness server and relay)",
+      "downstream end (relay and answerer)",
     ]);
     const ev =
       evidences[results.cells.find((c) => `${c.row}|${c.era}|${c.side}` === XSS_CELL)!.cases[0]!.evidence!]!;
@@ -151,8 +154,8 @@ describe("matrix.html in chromium", () => {
     const ts = (await transcript.locator("tbody td.t").allTextContents()).map(Number);
     expect(ts).toEqual([...ts].sort((a, b) => a - b));
     const detail = (await page.textContent("#v-case"))!;
-    expect(detail).toContain("verdict: ❌ fail");
-    expect(detail).toContain("refused✗delivered");
+    expect(detail).toContain("verdict: fail");
+    expect(detail).toContain("refusedfaileddelivered");
     expect(watch.problems).toEqual([]);
     await page.close();
   });
@@ -254,14 +257,14 @@ describe("matrix.html in chromium", () => {
     // A cell with two cases opens on the failing one; the other is one click away.
     await page.click('button.cell[data-cell="sampling-app-view-edit-prompts|2025-11-25|client"]');
     expect(await page.locator("#v-cases button").allTextContents()).toEqual([
-      "✅ pass review-shows-system-prompt",
-      "❌ fail review-can-edit-messages",
+      "pass review-shows-system-prompt",
+      "fail review-can-edit-messages",
     ]);
     expect(
       await page.getAttribute('#v-cases button[data-case="review-can-edit-messages"]', "aria-pressed"),
     ).toBe("true");
     await page.click('#v-cases button[data-case="review-shows-system-prompt"]');
-    expect(await page.textContent("#v-case h3")).toBe("✅ pass review-shows-system-prompt");
+    expect(await page.textContent("#v-case h3")).toBe("pass review-shows-system-prompt");
     // A case-less cell says why.
     await page.click('button.cell[data-cell="sampling-app-review-ui|2025-06-18|client"]');
     expect(await page.textContent("#v-note")).toContain("recorded gap dezren39/darwin-nix#256");
@@ -274,5 +277,131 @@ describe("matrix.html in chromium", () => {
     expect(await deep.page.textContent("#v-title")).toContain("(server)");
     expect([...watch.problems, ...deep.watch.problems]).toEqual([]);
     await deep.page.close();
+  });
+
+  it("the selected case is in the URL, and opening that URL selects it again", async () => {
+    const { results, evidences } = fixture("fail");
+    const html = renderHtml(results, register, evidences);
+    const { page, watch } = await open(html, "case-url.html");
+    const key = "sampling-app-view-edit-prompts|2025-11-25|client";
+    await page.click(`button.cell[data-cell="${key}"]`);
+    // opening a cell selects its worst case, and says so in the URL
+    expect(new URL(page.url()).hash).toBe(`#${encodeURIComponent(key)}&case=review-can-edit-messages`);
+    await page.click('#v-cases button[data-case="review-shows-system-prompt"]');
+    const url = page.url();
+    expect(new URL(url).hash).toBe(`#${encodeURIComponent(key)}&case=review-shows-system-prompt`);
+    await page.close();
+    const again = await open(html, "case-url.html", new URL(url).hash);
+    expect(await again.page.textContent("#v-case h3")).toBe("pass review-shows-system-prompt");
+    expect(
+      await again.page.getAttribute(
+        '#v-cases button[data-case="review-shows-system-prompt"]',
+        "aria-pressed",
+      ),
+    ).toBe("true");
+    expect([...watch.problems, ...again.watch.problems]).toEqual([]);
+    await again.page.close();
+  });
+
+  it("reads without emoji fonts: each status is its word on its own colour, counts are labelled", async () => {
+    const { results, evidences } = fixture("fail");
+    const { page, watch } = await open(renderHtml(results, register, evidences), "colours.html");
+    await page.click(`button.cell[data-cell="${XSS_CELL}"]`);
+    const text = await page.evaluate(() => document.body.innerText);
+    expect(text).not.toMatch(/\p{Extended_Pictographic}/u);
+    const colours = new Map<string, string>();
+    for (const cell of results.cells) {
+      const badge = page.locator(`button.cell[data-cell="${cell.row}|${cell.era}|${cell.side}"] .badge`);
+      expect(await badge.textContent()).toBe(cell.status);
+      const { bg, fg } = await badge.evaluate((el) => {
+        const style = getComputedStyle(el);
+        return { bg: style.backgroundColor, fg: style.color };
+      });
+      expect(bg, cell.status).not.toBe("rgba(0, 0, 0, 0)");
+      expect(fg).not.toBe(bg);
+      colours.set(cell.status, bg);
+    }
+    // one colour per status, and no two statuses share one
+    expect(new Set(colours.values()).size).toBe(colours.size);
+    const count = await page
+      .locator('button.cell[data-cell="sampling-app-view-edit-prompts|2025-11-25|client"] .count')
+      .textContent();
+    expect(count).toBe("1 of 2 cases passed");
+    expect(watch.problems).toEqual([]);
+    await page.close();
+  });
+
+  it("one wording for how often the answerer was asked, the cell's own era's spec link, one casing for levels", async () => {
+    const { results, evidences } = fixture("fail");
+    const lower = structuredClone(register);
+    const row = lower.rows.find((r) => r.id === "sampling-both-validate-message-content")!;
+    row.level = "should";
+    const { page, watch } = await open(renderHtml(results, lower, evidences), "wording.html");
+    for (const key of [XSS_CELL, "sampling-app-view-edit-prompts|2025-11-25|client"]) {
+      await page.click(`button.cell[data-cell="${key}"]`);
+      const detail = (await page.textContent("#v-case"))!;
+      const said = detail.match(/the answerer was (asked \(\d+×\)|never asked)/g) ?? [];
+      expect(said.length, key).toBeGreaterThan(0);
+      expect(detail).not.toContain("time(s)");
+      // the check detail and the observation line agree
+      const counts = new Set(said);
+      expect(counts.size, `${key}: ${[...counts].join(" / ")}`).toBe(1);
+    }
+    for (const era of ["2025-06-18", "2025-11-25", "2026-07-28"]) {
+      await page.click(`button.cell[data-cell="sampling-both-validate-message-content|${era}|server"]`);
+      const href = await page.getAttribute("#v-rule a", "href");
+      expect(href, era).toContain(`/specification/${era}/`);
+      expect(await page.textContent("#v-rule")).toMatch(/^SHOULD · /);
+    }
+    expect(
+      await page
+        .locator('tr[data-row="sampling-both-validate-message-content"] .level')
+        .first()
+        .textContent(),
+    ).toBe("SHOULD");
+    expect(watch.problems).toEqual([]);
+    await page.close();
+  });
+
+  it("screenshots at 1400 px and 800 px (MCPX_CONFORM_SCREENSHOTS=DIR writes them there, e.g. docs/)", async () => {
+    // A real relay's committed matrix, with a failing case open in the viewer.
+    const resultsFile = join(ROOT, "matrix/targets/supergateway-stdio-sse/results.json");
+    const results = loadResults(resultsFile);
+    const { evidences } = loadEvidences(resultsFile, results);
+    const html = renderHtml(results, loadRegister(DEFAULT_REGISTER), evidences);
+    const failing = results.cells.find(
+      (c) => c.status === "fail" && c.cases.some((k) => k.status === "fail"),
+    )!;
+    const hash = `#${encodeURIComponent(`${failing.row}|${failing.era}|${failing.side}`)}`;
+    const out = process.env.MCPX_CONFORM_SCREENSHOTS ? resolve(process.env.MCPX_CONFORM_SCREENSHOTS) : work;
+    // 1400 px: the matrix with a failing case open beside it; 800 px: the matrix alone, then the viewer stacked
+    // above it at full width (not squeezed beside it).
+    for (const width of [1400, 800]) {
+      const { page, watch } = await open(html, `shot-${width}.html`);
+      await page.setViewportSize({ width, height: 900 });
+      if (width === 1400) {
+        await page.goto(`${page.url()}${hash}`);
+        await page.evaluate(() => window.scrollTo(0, 0));
+        expect(await page.isVisible("#viewer")).toBe(true);
+      } else {
+        const matrix = (await page.locator("#matrix").boundingBox())!;
+        expect(matrix.width).toBeGreaterThan(width * 0.8);
+      }
+      // nothing wider than the window but the tables that scroll inside their own box
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, `${width} px`).toBeLessThanOrEqual(0);
+      const file = join(out, `matrix-${width}.png`);
+      const png = await page.screenshot({ path: file });
+      expect(png.length).toBeGreaterThan(10_000);
+      if (width === 800) {
+        await page.click(`button.cell[data-cell="${failing.row}|${failing.era}|${failing.side}"]`);
+        const viewer = (await page.locator("#viewer").boundingBox())!;
+        const matrix = (await page.locator("#matrix").boundingBox())!;
+        expect(viewer.width).toBeGreaterThan(width * 0.8);
+        expect(viewer.y).toBeLessThan(matrix.y);
+      }
+      expect(watch.problems).toEqual([]);
+      await page.close();
+    }
   });
 });

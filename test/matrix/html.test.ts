@@ -68,11 +68,49 @@ describe("renderHtml (matrix.html), statically", () => {
   });
 
   it("renders one button per cell with its status, and filters for era, status and side", () => {
-    expect(html.match(/<button type="button" class="cell /g)).toHaveLength(results.cells.length);
+    expect(html.match(/<button type="button" class="cell" /g)).toHaveLength(results.cells.length);
     for (const era of results.eras!) expect(html).toContain(`<option value="${era}">${era}</option>`);
     expect(html).toContain('<option value="server">server</option>');
     for (const s of ["fail", "error", "partial", "gap", "warn", "not-run", "n/a"])
       expect(html).toContain(`<input type="checkbox" value="${s}" checked>`);
+  });
+
+  it("reads without emoji fonts: statuses are words on their colour, counts say what they count", () => {
+    const markup = html.replace(/<script type="application\/json"[^>]*>[\s\S]*?<\/script>/g, "");
+    expect(markup).not.toMatch(/\p{Extended_Pictographic}/u);
+    for (const cell of results.cells) {
+      const key = `${cell.row}|${cell.era}|${cell.side}`;
+      const button = new RegExp(
+        `<button type="button" class="cell" data-cell="${key.replace(/[|]/g, "\\|")}"[^>]*>(.*?)</button>`,
+      ).exec(html);
+      expect(button, key).not.toBeNull();
+      const cls = `s-${cell.status.replace(/[^a-z-]/g, "")}`;
+      expect(button![1]).toContain(`<span class="badge ${cls}">${cell.status}</span>`);
+      const passed = cell.cases.filter((c) => c.status === "pass").length;
+      if (cell.cases.length > 0)
+        expect(button![1]).toContain(
+          `<span class="count">${passed} of ${cell.cases.length} case${cell.cases.length === 1 ? "" : "s"} passed</span>`,
+        );
+      else expect(button![1]).not.toContain('class="count"');
+    }
+    // every status class has a background colour in the stylesheet
+    const css = /<style>([\s\S]*?)<\/style>/.exec(html)![1]!;
+    for (const s of ["pass", "fail", "warn", "partial", "gap", "error", "na", "not-run", "skip"])
+      expect(css).toMatch(new RegExp(`\\.badge\\.s-${s}[^{]*\\{[^}]*background: var\\(--`));
+  });
+
+  it("gives each cell its own era's spec link and levels in one casing", () => {
+    const lower = structuredClone(register);
+    lower.rows[0]!.level = "should";
+    const page = renderHtml(results, lower, evidences);
+    const data = JSON.parse(scripts(page).find((s) => s.attrs.includes('id="matrix-data"'))!.body);
+    for (const cell of results.cells) {
+      const { specUrl } = data.cells[`${cell.row}|${cell.era}|${cell.side}`];
+      expect(specUrl, `${cell.row}@${cell.era}`).toContain(`/specification/${cell.era}/`);
+    }
+    expect(data.rows[lower.rows[0]!.id].level).toBe("SHOULD");
+    expect(page).toContain('<span class="level">SHOULD</span>');
+    expect(page).not.toMatch(/<span class="level">[a-z]/);
   });
 
   it("leaves out evidence no case refers to, and renders without any", () => {

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { mdHref, mdText } from "../../src/matrix/escape.ts";
-import { mdCode, renderMarkdown } from "../../src/matrix/markdown.ts";
+import { mdCode, renderMarkdown, renderPrComment } from "../../src/matrix/markdown.ts";
+import { decidingCase, levelLabel } from "../../src/matrix/model.ts";
 import { CELL_GLYPH } from "../../src/matrix/status.ts";
-import type { Results } from "../../src/model/results.ts";
+import type { Register } from "../../src/model/register.ts";
+import type { Cell, Results } from "../../src/model/results.ts";
 import { caseCount, fixture, loadFixtureRegister, XSS_IMG, XSS_SCRIPT } from "./helpers.ts";
 
 const register = loadFixtureRegister();
@@ -61,11 +63,17 @@ describe("renderMarkdown (matrix.md)", () => {
       "| [sampling-client-must-respect-maxtokens][s4] | 2026-07-28 | a relay runs no model; the answerer that generates the completion decides the token count |",
     ]);
     expect(md).toContain("➖ n/a: 1 more row(s) do not apply to relays in this era (listed below).");
-    // Spec URLs are written once, as reference links.
+    // Spec URLs are written once, as reference links; each era's table links that era's page.
     expect(md).toContain(
       "\n[s4]: https://modelcontextprotocol.io/specification/2026-07-28/client/sampling#sampling-parameters\n",
     );
-    expect(md.match(/https:\/\/modelcontextprotocol\.io/g)).toHaveLength(4);
+    const era2025 = tableRows(md, "## 2025-06-18").join("\n");
+    const refs = [...era2025.matchAll(/\]\[(s\d+)\]/g)].map((m) => m[1]);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of refs) {
+      const url = new RegExp(`\\n\\[${ref}\\]: (\\S+)`).exec(md)![1]!;
+      expect(url, ref).toContain("/specification/2025-06-18/");
+    }
   });
 
   it("links every case's evidence (relative path) and gives failing cases their reason", () => {
@@ -73,7 +81,7 @@ describe("renderMarkdown (matrix.md)", () => {
     const md = renderMarkdown(results, register);
     for (const cell of results.cells)
       for (const c of cell.cases) {
-        expect(md).toContain(`](${encodeURI(c.evidence!)})`);
+        expect(md).toContain(`](${encodeURI(c.evidence!)}`);
         if (c.status === "fail") {
           expect(md).toContain(mdText(c.reason));
           // the attention list carries the transcript's digest as the link title
@@ -87,18 +95,70 @@ describe("renderMarkdown (matrix.md)", () => {
     expect(md).toContain("\n[^n1]: the broker adapter has no 2026-07-28 review step to drive\n");
   });
 
-  it("counts passing cases instead of linking them when the page would not fit a comment", () => {
-    const { results } = fixture("pass");
-    const full = renderMarkdown(results, register);
-    const compact = renderMarkdown(results, register, { maxChars: 1000 });
-    expect(compact.length).toBeLessThan(full.length);
-    expect(compact).not.toContain("](evidence/");
-    expect(compact).toContain("✅ pass<br>✅ pass 1 case(s)");
-    expect(compact).toContain("Passing cases are counted, not linked");
-    expect(renderMarkdown(results, register, { maxChars: 0 })).toBe(full);
-    // failing cases keep their links and reasons
-    const failing = renderMarkdown(fixture("fail").results, register, { maxChars: 1000 });
-    expect(failing).toContain("❌ fail [decline-reaches-upstream](evidence/");
+  it("links every cell's verdict to the transcript of its worst case, passing cells too", () => {
+    for (const which of ["pass", "fail"] as const) {
+      const { results } = fixture(which);
+      const md = renderMarkdown(results, register);
+      const summary = tableRows(md, "## Summary").join("\n");
+      for (const cell of results.cells) {
+        const c = decidingCase(cell);
+        if (!c) continue;
+        const link = `[${CELL_GLYPH[cell.status]} ${cell.status}](${encodeURI(c.evidence!)} "`;
+        expect(summary, `${cell.row}@${cell.era}`).toContain(link);
+        expect(tableRows(md, `## ${cell.era}`).join("\n"), `${cell.row}@${cell.era}`).toContain(link);
+      }
+    }
+    // the worst case decides: a failing cell opens on a failure even when a passing case comes first
+    const { results } = fixture("fail");
+    const mixed = results.cells.find(
+      (c) => c.status === "fail" && c.cases[0]!.status === "pass" && c.cases.some((k) => k.status === "fail"),
+    );
+    if (mixed) expect(decidingCase(mixed)!.status).toBe("fail");
+    const cell: Cell = {
+      row: "x",
+      era: "2025-11-25",
+      side: "client",
+      status: "fail",
+      cases: [
+        { id: "a", status: "pass", reason: "", evidence: "evidence/a.json" },
+        { id: "b", status: "fail", reason: "", evidence: "evidence/b.json" },
+      ],
+    };
+    expect(decidingCase(cell)!.id).toBe("b");
+  });
+
+  it("points evidence links under --link-base (an https URL or a folder)", () => {
+    const { results } = fixture("fail");
+    const base = "https://github.com/o/r/blob/abc/matrix/targets/t";
+    for (const md of [
+      renderMarkdown(results, register, { linkBase: base }),
+      renderPrComment(results, register, { linkBase: base }),
+    ]) {
+      expect(md).not.toMatch(/\]\(evidence\/|\]: evidence\//);
+      expect(md).toMatch(new RegExp(`(\\]\\(|\\]: )${base.replace(/[/.]/g, "\\$&")}/evidence/`));
+      expect(md).toContain(`point under ${mdText(base)}`);
+    }
+    const folder = renderMarkdown(results, register, { linkBase: "../run-1/" });
+    expect(folder).not.toContain("](evidence/");
+    expect(folder).toContain("](../run-1/evidence/");
+    // a base that is neither https nor a relative folder gives no links at all
+    expect(renderMarkdown(results, register, { linkBase: "javascript:alert(1)" })).not.toContain(
+      "](javascript",
+    );
+  });
+
+  it("shows levels in one casing", () => {
+    const lower: Register = structuredClone(register);
+    lower.rows[0]!.level = "should";
+    lower.rows[1]!.level = "schema";
+    const { results } = fixture("fail");
+    for (const md of [renderMarkdown(results, lower), renderPrComment(results, lower)]) {
+      expect(md).not.toMatch(/\| (should|schema) \|/);
+      expect(md).toContain(`| [${lower.rows[0]!.id}][s1]<br>${mdText(lower.rows[0]!.title)} | SHOULD |`);
+      expect(md).toMatch(new RegExp(`\\| \\[${lower.rows[1]!.id}\\]\\[s\\d+\\]<br>[^|]* \\| SCHEMA \\|`));
+    }
+    expect(levelLabel("should")).toBe("SHOULD");
+    expect(levelLabel("schema")).toBe("SCHEMA");
   });
 
   it("shows every status as glyph and word", () => {

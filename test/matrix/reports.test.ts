@@ -20,9 +20,15 @@ describe("writeReports", () => {
   it("writes the selected reporters' files", () => {
     const { results, evidences } = fixture("fail");
     const dir = join(tempDir(), "out");
-    const written = writeReports(dir, results, register, evidences, ["md", "html", "junit"]);
-    expect(written.map((p) => p.slice(dir.length + 1))).toEqual(["matrix.md", "matrix.html", "junit.xml"]);
+    const written = writeReports(dir, results, register, evidences, ["md", "pr-comment", "html", "junit"]);
+    expect(written.map((p) => p.slice(dir.length + 1))).toEqual([
+      "matrix.md",
+      "pr-comment.md",
+      "matrix.html",
+      "junit.xml",
+    ]);
     expect(readFileSync(join(dir, "matrix.md"), "utf8")).toContain("# Conformance matrix:");
+    expect(readFileSync(join(dir, "pr-comment.md"), "utf8")).toContain("The pull-request comment:");
     expect(readFileSync(join(dir, "matrix.html"), "utf8")).toContain(
       '<script type="application/json" id="evidence">',
     );
@@ -43,8 +49,9 @@ describe("writeReports", () => {
     const text = readFileSync(summary, "utf8");
     expect(text.startsWith("earlier step\n### mcpx-conform: ")).toBe(true);
     const lines = out.join("").trimEnd().split("\n");
-    expect(lines.length).toBeGreaterThan(10);
-    for (const l of lines) expect(l).toMatch(/^::(error|warning) title=/);
+    expect(lines).toHaveLength(10);
+    for (const l of lines.slice(0, 9)) expect(l).toMatch(/^::(error|warning) title=/);
+    expect(lines[9]).toMatch(/^::notice title=mcpx-conform%3A more problems::…and \d+ more/);
     // Without the variable the summary lands next to the other reports.
     const dir2 = tempDir();
     writeReports(dir2, results, register, evidences, ["github"], { env: {}, stdout: () => {} });
@@ -52,7 +59,7 @@ describe("writeReports", () => {
   });
 
   it("reporter names: a list, json accepted (the caller writes it), unknown names are an input error", () => {
-    expect(REPORTERS).toEqual(["md", "html", "junit", "github"]);
+    expect(REPORTERS).toEqual(["md", "pr-comment", "html", "junit", "github"]);
     expect(parseReporters("md, json,junit,md")).toEqual(["md", "junit"]);
     expect(parseReporters(["html", "github"])).toEqual(["html", "github"]);
     expect(() => parseReporters("md,pdf")).toThrow(InputError);
@@ -75,9 +82,29 @@ describe("render command helpers", () => {
       },
       (l) => logs.push(l),
     );
-    for (const f of ["matrix.md", "matrix.html", "junit.xml", "register.md"])
+    for (const f of ["matrix.md", "pr-comment.md", "matrix.html", "junit.xml", "register.md"])
       expect(existsSync(join(dir, f)), f).toBe(true);
     expect(logs.some((l) => l.startsWith("wrote "))).toBe(true);
+  });
+
+  it("--link-base points the markdown reports' evidence links at a URL", () => {
+    const dir = tempDir();
+    cpSync(join(FIXTURES, "fail"), dir, { recursive: true });
+    const base = "https://github.com/o/r/blob/0123abc/matrix/targets/t/";
+    render(
+      {
+        results: [join(dir, "results.json")],
+        register: FIXTURE_REGISTER,
+        reporter: ["md,pr-comment"],
+        linkBase: base,
+      },
+      () => {},
+    );
+    for (const f of ["matrix.md", "pr-comment.md"]) {
+      const md = readFileSync(join(dir, f), "utf8");
+      expect(md, f).toContain(`${base}evidence/`);
+      expect(md, f).not.toMatch(/\]\(evidence\/|\]: evidence\//);
+    }
   });
 
   it("a tampered transcript is an input error; a missing one is reported", () => {

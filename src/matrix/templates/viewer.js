@@ -19,22 +19,23 @@
   // The check catalogue (src/model/checks.ts): what each check id proves, shown on hover.
   const catalogue = readJson("checks", {});
   // A failed check's mark by level: advisory failures only warn; info checks are judged elsewhere (another row).
+  // Words, not symbols: the page must read without an emoji or symbol font.
   const FAILED_MARK = {
-    must: { class: "s-fail", text: "✗" },
-    advisory: { class: "s-warn", text: "! advisory" },
-    info: { class: "muted", text: "✗ counted elsewhere" },
+    must: { class: "badge s-fail", text: "failed" },
+    advisory: { class: "badge s-warn", text: "failed (advisory)" },
+    info: { class: "muted", text: "failed (counted elsewhere)" },
   };
   const checkMark = (c) =>
     c.ok
-      ? { class: "s-pass", text: "✓" }
+      ? { class: "badge s-pass", text: "ok" }
       : has(FAILED_MARK, c.level)
         ? FAILED_MARK[c.level]
         : FAILED_MARK.must;
   const has = (object, key) => object !== null && typeof object === "object" && Object.hasOwn(object, key);
 
-  const GLYPH = data.glyphs || {};
-  const statusLabel = (s) => `${has(GLYPH, s) ? GLYPH[s] : "•"} ${s}`;
-  const statusClass = (s) => `s-${String(s).replace(/[^a-z-]/g, "")}`;
+  // A status is shown as its word on its colour (class "badge s-<status>"), never as an emoji.
+  const statusLabel = (s) => String(s);
+  const statusClass = (s) => `badge s-${String(s).replace(/[^a-z-]/g, "")}`;
 
   /** A relative path without scheme: safe as a link target. */
   const isRelative = (p) =>
@@ -203,8 +204,8 @@
           "tr",
           {},
           h("th", { scope: "col", text: "t (ms)" }),
-          h("th", { scope: "col", text: "upstream end (harness server ⇄ relay)" }),
-          h("th", { scope: "col", text: "downstream end (relay ⇄ answerer)" }),
+          h("th", { scope: "col", text: "upstream end (harness server and relay)" }),
+          h("th", { scope: "col", text: "downstream end (relay and answerer)" }),
         ),
       ),
       body,
@@ -227,6 +228,19 @@
       default:
         return text(outcome);
     }
+  }
+
+  /**
+   * How often the answering side was asked, counted and worded as the judge's answerer-asked check does
+   * (src/judge/case.ts): the model downstream and, on review targets, each request shown to the reviewer.
+   */
+  function askedText(obs) {
+    const asked = Array.isArray(obs.asked) ? obs.asked.length : 0;
+    const reviews = Array.isArray(obs.reviews)
+      ? obs.reviews.filter((r) => r && r.stage === "request").length
+      : 0;
+    const n = asked + reviews;
+    return n > 0 ? `the answerer was asked (${n}×)` : "the answerer was never asked";
   }
 
   // Long: builds one case's DOM (verdict, checks, both ends' frames) with text nodes only, in reading order.
@@ -307,7 +321,7 @@
       h(
         "p",
         {},
-        `upstream got ${outcomeText(obs.upstream)}; the answerer was asked ${Array.isArray(obs.asked) ? obs.asked.length : 0} time(s). `,
+        `upstream got ${outcomeText(obs.upstream)}; ${askedText(obs)}. `,
         h(
           "span",
           { class: "muted" },
@@ -331,7 +345,13 @@
     }
   }
 
-  function showCase(cell, index) {
+  /** `#<cell key>` or `#<cell key>&case=<case id>`: the open cell and the selected case. */
+  function hashFor(key, caseId) {
+    return `#${encodeURIComponent(key)}${caseId === undefined ? "" : `&case=${encodeURIComponent(caseId)}`}`;
+  }
+
+  function showCase(cell, index, key) {
+    if (key !== undefined) setHash(hashFor(key, cell.cases[index]?.id));
     const list = byId("v-cases");
     if (list) {
       list.querySelectorAll("button").forEach((b, i) => {
@@ -342,7 +362,7 @@
     if (target) target.replaceChildren(...caseView(cell.cases[index]));
   }
 
-  function openCell(key) {
+  function openCell(key, caseId) {
     if (!has(data.cells, key) || !viewer) return;
     const cell = data.cells[key];
     const row = has(data.rows, cell.row) ? data.rows[cell.row] : null;
@@ -360,7 +380,10 @@
     const firstEvidence = cell.cases
       .map((c) => (c.evidence && has(evidence, c.evidence) ? evidence[c.evidence] : null))
       .find(Boolean);
-    const rule = firstEvidence?.rule || (row ? { quote: row.quote, url: row.url, level: row.level } : null);
+    // The quote as recorded with the evidence; the link is this cell's era's page and the level the register's (one casing).
+    // The cell's own row: a finding attributed from another row's case carries that row's rule in its evidence.
+    const quote = row?.quote || firstEvidence?.rule?.quote;
+    const rule = quote ? { quote, url: cell.specUrl || row?.url || "", level: row?.level || "" } : null;
     // Register quotes mark the keyword in bold (**SHOULD**); shown as plain text, the markers go.
     byId("v-quote").textContent = rule ? String(rule.quote).replace(/\*\*(.+?)\*\*/g, "$1") : "";
     byId("v-quote").classList.toggle("hidden", !rule);
@@ -384,18 +407,20 @@
           h("span", { class: statusClass(c.status), text: statusLabel(c.status) }),
           ` ${c.id}`,
         );
-        button.addEventListener("click", () => showCase(cell, i));
+        button.addEventListener("click", () => showCase(cell, i, key));
         return h("li", {}, button);
       }),
     );
     byId("v-case").replaceChildren();
-    if (cell.cases.length > 0) {
-      const miss = cell.cases.findIndex((c) => c.status !== "pass");
-      showCase(cell, Math.max(miss, 0));
-    }
     viewer.classList.remove("hidden");
     if (layout) layout.classList.add("open");
-    setHash(`#${encodeURIComponent(key)}`);
+    // Narrow windows stack the viewer above the matrix (matrix.css): bring it into view.
+    if (window.matchMedia?.("(max-width: 1000px)").matches) viewer.scrollIntoView({ block: "start" });
+    if (cell.cases.length > 0) {
+      const asked = caseId === undefined ? -1 : cell.cases.findIndex((c) => c.id === caseId);
+      const miss = cell.cases.findIndex((c) => c.status !== "pass");
+      showCase(cell, asked >= 0 ? asked : Math.max(miss, 0), key);
+    } else setHash(hashFor(key));
   }
 
   function closeViewer() {
@@ -423,7 +448,10 @@
   const openFromHash = () => {
     if (location.hash.length > 1) {
       try {
-        openCell(decodeURIComponent(location.hash.slice(1)));
+        const [key, ...rest] = location.hash.slice(1).split("&");
+        const param = rest.find((p) => p.startsWith("case="));
+        const caseId = param === undefined ? undefined : decodeURIComponent(param.slice(5));
+        openCell(decodeURIComponent(key), caseId);
       } catch {
         // a malformed hash is ignored
       }
