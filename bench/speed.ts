@@ -1,14 +1,15 @@
 /**
  * Speed (issue #11), side by side in one run, medians over repeated runs:
- * - run: the default run's wall time against the reference relay for one era, against its floor — on each concurrent
- *   lane the deadlines the corpus makes unavoidable (an answer that never comes waits out answerTimeoutMs, a late
- *   answer its delay, a withheld 2026-07-28 answer the relay's deadline), the session groups spread over the lanes
- *   longest first; the floor is the busiest lane plus one relay start-up (measured here);
+ * - run: the wall time of `npx mcpx-conform run` as a user types it (every case, every era, the default target, one
+ *   process) against its floor: the waits the corpus makes unavoidable on the session that must sit them out one
+ *   after another (waitFloorMs) plus one relay start-up (measured here);
  * - exchange: one text exchange through the harness and a pass-through relay (targets/broken/naive-passthrough.yaml,
- *   a spawned stdio relay) against a raw SDK client ↔ server createMessage round trip in process (InMemoryTransport):
- *   the harness's own cost per exchange, as a ratio;
+ *   a spawned stdio relay) against the raw SDK round trip: an SDK client and server across one process boundary
+ *   (stdio), and in one process (InMemoryTransport); the harness's own cost per exchange, as ratios;
  * - fuzz: differential exchanges per second against a spawned stdio reference relay (one session start included).
  */
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -23,11 +24,10 @@ import { RelaySession } from "../src/harness/session.ts";
 import type { LoadedCase } from "../src/model/load.ts";
 import { loadTarget, PROJECT_ROOT } from "../src/model/load.ts";
 import type { TargetProfile } from "../src/model/target.ts";
-import type { Era } from "../src/protocol/eras.ts";
+import { type Era, isModernEra } from "../src/protocol/eras.ts";
 import { resolveRunConfig } from "../src/run/config.ts";
-import { runPipeline } from "../src/run/pipeline.ts";
 import { planRun } from "../src/run/plan.ts";
-import { unavoidableWaitMs } from "../src/run/shard.ts";
+import { unavoidableWaitMs, waitsOnOwnSession } from "../src/run/shard.ts";
 
 const ERA: Era = "2025-11-25";
 const REFERENCE = join(PROJECT_ROOT, "targets/reference.yaml");
@@ -45,26 +45,28 @@ export const median = (xs: number[]): number => {
 };
 
 /**
- * The floor of a run's case waits on `lanes` lanes: each session group (and each two-session case) is one unit whose
- * cases run in turn, so its waits add up; units go longest first onto the least loaded lane; the busiest lane is the
- * floor.
+ * The floor of a run's case waits: the waits the corpus makes unavoidable (an answer that never comes waits out
+ * answerTimeoutMs, a late answer its delay, a withheld 2026-07-28 answer the relay's deadline) on the relay session
+ * that must sit them out one after another. A waiting case hands its lane on, so waits on different sessions overlap
+ * whatever the lane count; a legacy session runs its cases in turn (its waits add up; the cases that wait on purpose
+ * get a session of their own), a 2026-07-28 session lets its cases settle side by side (its longest wait counts).
  */
 export function waitFloorMs(
   work: Array<{ kase: LoadedCase; era: Era }>,
   profile: Pick<TargetProfile, "answerTimeoutMs">,
-  lanes: number,
 ): number {
-  const units = new Map<string, number>();
+  const sessions = new Map<string, { waits: number[]; overlap: boolean }>();
   work.forEach((w, i) => {
-    const key = w.kase.sessions === 2 ? `isolation ${i}` : sessionGroup(w);
-    units.set(key, (units.get(key) ?? 0) + unavoidableWaitMs(w, profile));
+    const own = w.kase.sessions === 2 || waitsOnOwnSession(w, profile);
+    const key = own ? `own ${i}` : sessionGroup(w);
+    const session = sessions.get(key) ?? { waits: [], overlap: isModernEra(w.era) };
+    session.waits.push(unavoidableWaitMs(w, profile));
+    sessions.set(key, session);
   });
-  const load = new Array<number>(lanes).fill(0);
-  for (const cost of [...units.values()].sort((a, b) => b - a)) {
-    const i = load.indexOf(Math.min(...load));
-    load[i]! += cost;
-  }
-  return Math.max(...load);
+  let floor = 0;
+  for (const { waits, overlap } of sessions.values())
+    floor = Math.max(floor, overlap ? Math.max(...waits) : waits.reduce((a, b) => a + b, 0));
+  return floor;
 }
 
 async function relayStartMs(control: ControlServer): Promise<number> {
@@ -86,7 +88,8 @@ async function relayStartMs(control: ControlServer): Promise<number> {
 }
 
 export interface RunFigures {
-  era: Era;
+  eras: readonly Era[];
+  target: string;
   concurrency: number;
   caseRuns: number;
   wallMs: number;
@@ -95,28 +98,38 @@ export interface RunFigures {
   relayStartMs: number;
 }
 
+/** Wall ms of `npx mcpx-conform run` as a user types it (every case, every era, the default target), in a process. */
+function defaultRunMs(out: string): Promise<number> {
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [join(PROJECT_ROOT, "bin/mcpx-conform.js"), "run", "--quiet", "--seed", "1", "--out", out],
+      { timeout: 300_000 },
+      (error) => (error ? reject(error) : resolve(performance.now() - t0)),
+    );
+  });
+}
+
 async function benchRun(control: ControlServer): Promise<RunFigures> {
   const startMs = await relayStartMs(control);
   const walls: number[] = [];
-  let caseRuns = 0;
   const tmp = makeTempDir("mcpx-conform-bench-");
-  const config = () =>
-    resolveRunConfig({ target: REFERENCE, era: ERA, seed: "1", reporter: "md", out: join(tmp, "run") });
+  const out = join(tmp, "run");
+  let caseRuns = 0;
   try {
-    for (let i = 0; i < RUN_REPEATS; i++) {
-      const t0 = performance.now();
-      const outcome = await runPipeline(config());
-      walls.push(performance.now() - t0);
-      caseRuns = outcome.results.cells.reduce((n, c) => n + c.cases.length, 0);
-    }
+    for (let i = 0; i < RUN_REPEATS; i++) walls.push(await defaultRunMs(out));
+    const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
+    caseRuns = results.cells.reduce((n: number, c: { cases: unknown[] }) => n + c.cases.length, 0);
   } finally {
     removeTempDir(tmp);
   }
-  const c = config();
+  const c = resolveRunConfig({ seed: "1", reporter: "md", out });
   const { work } = planRun(c);
-  const waits = waitFloorMs(work, c.profile, c.concurrency);
+  const waits = waitFloorMs(work, c.profile);
   return {
-    era: ERA,
+    eras: c.eras,
+    target: c.profile.name,
     concurrency: c.concurrency,
     caseRuns,
     wallMs: median(walls),
@@ -279,7 +292,7 @@ export function speedLines(f: SpeedFigures): string[] {
   return [
     `speed — node ${process.version}, ${defaultConcurrency()} lanes by default (this machine)`,
     `  ${"measure".padEnd(76)}${"figure".padStart(14)}   against`,
-    `  ${`run, reference relay, ${run.era} (${run.caseRuns} case runs, concurrency ${run.concurrency}, median of ${RUN_REPEATS})`.padEnd(76)}${s(run.wallMs).padStart(14)}   floor ${s(run.floorMs)} (${(run.wallMs / run.floorMs).toFixed(2)}×): waits ${s(run.waitFloorMs)} on the busiest lane + one relay start-up ${s(run.relayStartMs)}`,
+    `  ${`npx mcpx-conform run: ${run.target}, ${run.eras.length} eras (${run.caseRuns} case runs, concurrency ${run.concurrency}, median of ${RUN_REPEATS})`.padEnd(76)}${s(run.wallMs).padStart(14)}   floor ${s(run.floorMs)} (${(run.wallMs / run.floorMs).toFixed(2)}×): waits ${s(run.waitFloorMs)} on the busiest session + one relay start-up ${s(run.relayStartMs)}`,
     `  ${`one exchange, harness + pass-through relay (median of ${exchange.samples})`.padEnd(76)}${`${exchange.harnessMs.toFixed(2)} ms`.padStart(14)}   raw SDK client↔server on stdio ${exchange.rawSdkStdioMs.toFixed(2)} ms (${exchange.stdioRatio.toFixed(1)}×); in one process ${exchange.rawSdkMs.toFixed(3)} ms (${exchange.ratio.toFixed(1)}×)`,
     `  ${`fuzz, reference relay, ${ERA} (${fuzz.runs} exchanges, median of ${fuzz.repeats})`.padEnd(76)}${`${fuzz.exchangesPerSecond.toFixed(0)} /s`.padStart(14)}   one relay start included`,
   ];
