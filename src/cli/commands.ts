@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { register as registerEvidence } from "./evidence.ts";
 import { register as registerGate } from "./gate.ts";
+import type { CliIo } from "./io.ts";
 import { register as registerList } from "./list.ts";
 import { register as registerMerge } from "./merge.ts";
 import { register as registerRelay } from "./relay.ts";
@@ -13,17 +14,17 @@ import { register as registerValidate } from "./validate.ts";
 export type SetExit = (code: number) => void;
 
 /**
- * One line per subcommand module; each module exports `register(program, setExit)`.
+ * One line per subcommand module; each module exports `register(program, setExit, io)`.
  * Kept in one list so the CLI surface is visible at a glance.
  */
-export function registerCommands(program: Command, setExit: SetExit): void {
-  registerRun(program, setExit);
-  registerRelay(program, setExit);
-  registerValidate(program, setExit);
-  registerReplay(program, setExit);
-  registerList(program, setExit);
-  registerGate(program, setExit);
-  registerEvidence(program, setExit);
-  registerRender(program, setExit);
-  registerMerge(program, setExit);
+export function registerCommands(program: Command, setExit: SetExit, io: CliIo): void {
+  registerRun(program, setExit, io);
+  registerRelay(program, setExit, io);
+  registerValidate(program, setExit, io);
+  registerReplay(program, setExit, io);
+  registerList(program, setExit, io);
+  registerGate(program, setExit, io);
+  registerEvidence(program, setExit, io);
+  registerRender(program, setExit, io);
+  registerMerge(program, setExit, io);
 }

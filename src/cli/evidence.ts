@@ -12,6 +12,7 @@ import { InputError } from "../model/errors.ts";
 import { DEFAULT_REGISTER, loadDataFile, loadRegister, PROJECT_ROOT } from "../model/load.ts";
 import type { SetExit } from "./commands.ts";
 import { EXIT } from "./errors.ts";
+import type { CliIo } from "./io.ts";
 import { loadResults } from "./render.ts";
 
 /** Tracking issues live here, one YAML file per issue (`owner-repo-N.yaml`). */
@@ -60,8 +61,9 @@ interface EvidenceCliOptions {
 export function runEvidence(
   opts: EvidenceCliOptions,
   out: (text: string) => void = (t) => process.stdout.write(t),
+  cwd = process.cwd(),
 ): 0 | 1 {
-  const registry = loadTrackingRegistry(opts.tracking ? resolve(opts.tracking) : DEFAULT_TRACKING_DIR);
+  const registry = loadTrackingRegistry(opts.tracking ? resolve(cwd, opts.tracking) : DEFAULT_TRACKING_DIR);
   const tracked = selectTracking(registry, opts.issue);
   if (!tracked)
     throw new InputError(
@@ -69,20 +71,20 @@ export function runEvidence(
       undefined,
       "--issue",
     );
-  const results = loadResults(opts.results);
-  const register = loadRegister(opts.register ? resolve(opts.register) : DEFAULT_REGISTER);
-  const resultsDir = relative(process.cwd(), dirname(resolve(opts.results)))
+  const results = loadResults(opts.results, cwd);
+  const register = loadRegister(opts.register ? resolve(cwd, opts.register) : DEFAULT_REGISTER);
+  const resultsDir = relative(cwd, dirname(resolve(cwd, opts.results)))
     .split(sep)
     .join("/");
   const markdown = renderCompletion(results, register, tracked.issue, {
     linkBase: opts.linkBase ?? (resultsDir === "" ? "." : resultsDir),
-    resultsLabel: relative(process.cwd(), resolve(opts.results)).split(sep).join("/"),
+    resultsLabel: relative(cwd, resolve(cwd, opts.results)).split(sep).join("/"),
   });
   out(markdown.endsWith("\n") ? markdown : `${markdown}\n`);
   return opts.check && !judgeCompletion(results, register, tracked.issue).mayClose ? EXIT.failed : EXIT.ok;
 }
 
-export function register(program: Command, setExit: SetExit): void {
+export function register(program: Command, setExit: SetExit, io: CliIo): void {
   program
     .command("evidence")
     .description(
@@ -95,6 +97,6 @@ export function register(program: Command, setExit: SetExit): void {
     .option("--link-base <url>", "prefix for evidence links (default: the results folder, relative to here)")
     .option("--check", "exit 1 unless every bullet is met")
     .action((opts: EvidenceCliOptions) => {
-      setExit(runEvidence(opts));
+      setExit(runEvidence(opts, io.stdout, io.cwd));
     });
 }

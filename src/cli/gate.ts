@@ -1,14 +1,16 @@
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import { type Baseline, BaselineSchema } from "../matrix/baseline.ts";
 import { gate, parseRequire } from "../matrix/gate.ts";
 import { InputError } from "../model/errors.ts";
 import { DEFAULT_REGISTER, loadDataFile, loadRegister } from "../model/load.ts";
 import type { SetExit } from "./commands.ts";
+import type { CliIo } from "./io.ts";
 import { loadResults } from "./render.ts";
 
 /** Reads and validates a baseline (YAML or JSON); problems are one-line InputErrors (exit 2). */
-export function loadBaseline(file: string): Baseline {
-  return loadDataFile(file, BaselineSchema);
+export function loadBaseline(file: string, cwd = process.cwd()): Baseline {
+  return loadDataFile(resolve(cwd, file), BaselineSchema, file);
 }
 
 interface GateCliOptions {
@@ -24,14 +26,17 @@ interface GateCliOptions {
 export function runGate(
   opts: GateCliOptions,
   out: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+  cwd = process.cwd(),
 ): 0 | 1 {
   const require = parseRequire(opts.require);
   if (opts.today !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(opts.today))
     throw new InputError(`expected a date YYYY-MM-DD, got '${opts.today}'`, undefined, "--today");
-  const results = loadResults(opts.results);
-  const baseline = opts.baseline ? loadBaseline(opts.baseline) : undefined;
+  const results = loadResults(opts.results, cwd);
+  const baseline = opts.baseline ? loadBaseline(opts.baseline, cwd) : undefined;
   // A row the register does not have is a typo, not a requirement that was not run.
-  const known = new Set(loadRegister(opts.register ?? DEFAULT_REGISTER).rows.map((r) => r.id));
+  const known = new Set(
+    loadRegister(opts.register ? resolve(cwd, opts.register) : DEFAULT_REGISTER).rows.map((r) => r.id),
+  );
   for (const r of require)
     if (!known.has(r.row))
       throw new InputError(
@@ -51,7 +56,7 @@ export function runGate(
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
-export function register(program: Command, setExit: SetExit): void {
+export function register(program: Command, setExit: SetExit, io: CliIo): void {
   program
     .command("gate")
     .description(
@@ -74,6 +79,6 @@ export function register(program: Command, setExit: SetExit): void {
     )
     .option("--register <file>", "register file the required rows must be in (default matrix/register.yaml)")
     .action((opts: GateCliOptions) => {
-      setExit(runGate(opts));
+      setExit(runGate(opts, (l) => io.stdout(`${l}\n`), io.cwd));
     });
 }

@@ -15,6 +15,7 @@ import { type Register, rowSeverity } from "../model/register.ts";
 import { ERAS, type Era } from "../protocol/eras.ts";
 import type { SetExit } from "./commands.ts";
 import { EXIT } from "./errors.ts";
+import type { CliIo } from "./io.ts";
 
 export const DEFAULT_TARGETS = join(PROJECT_ROOT, "targets");
 
@@ -121,8 +122,8 @@ function shown(file: string): string {
   return file.startsWith(PROJECT_ROOT) ? relative(PROJECT_ROOT, file) : file;
 }
 
-function requireDir(dir: string, option: string): string {
-  const path = resolve(dir);
+function requireDir(dir: string, option: string, cwd: string): string {
+  const path = resolve(cwd, dir);
   if (!existsSync(path) || !statSync(path).isDirectory())
     throw new InputError("not a directory", path, option);
   return path;
@@ -136,7 +137,7 @@ interface ListOptions {
 }
 
 // Long: one commander declaration of the three list subcommands and their options, read top to bottom.
-export function register(program: Command, setExit: SetExit): void {
+export function register(program: Command, setExit: SetExit, io: CliIo): void {
   program
     .command("list")
     .description("list register rows, cases or target profiles")
@@ -147,11 +148,11 @@ export function register(program: Command, setExit: SetExit): void {
     .option("--targets <dir>", "target profile directory", DEFAULT_TARGETS)
     .action((what: "rows" | "cases" | "targets", opts: ListOptions) => {
       const print = (json: unknown, text: string): void => {
-        process.stdout.write(opts.json ? `${JSON.stringify(json, null, 2)}\n` : text ? `${text}\n` : "");
+        io.stdout(opts.json ? `${JSON.stringify(json, null, 2)}\n` : text ? `${text}\n` : "");
       };
       if (what === "targets") {
         const listed: TargetListing[] = [];
-        for (const file of findProfiles(requireDir(opts.targets, "--targets"))) {
+        for (const file of findProfiles(requireDir(opts.targets, "--targets", io.cwd))) {
           try {
             const profile = loadTarget(file);
             listed.push({
@@ -162,7 +163,7 @@ export function register(program: Command, setExit: SetExit): void {
           } catch (error) {
             if (!(error instanceof InputError)) throw error;
             const line = new InputError(error.message, shown(file), error.field).oneLine();
-            process.stderr.write(`mcpx-conform: ${line}\n`);
+            io.stderr(`mcpx-conform: ${line}\n`);
             setExit(EXIT.usage);
           }
         }
@@ -175,8 +176,8 @@ export function register(program: Command, setExit: SetExit): void {
         );
         return;
       }
-      const reg = loadRegister(resolve(opts.register));
-      const cases = loadCases(reg, requireDir(opts.cases, "--cases"));
+      const reg = loadRegister(resolve(io.cwd, opts.register));
+      const cases = loadCases(reg, requireDir(opts.cases, "--cases", io.cwd));
       if (what === "rows") {
         const rows = listRows(reg, cases);
         print(

@@ -1,19 +1,29 @@
 import { Command, CommanderError } from "commander";
 import { registerCommands } from "./commands.ts";
 import { EXIT, InputError } from "./errors.ts";
+import { type CliIo, processIo } from "./io.ts";
 
 export const TOOL_NAME = "mcpx-conform";
 
-/** Runs the CLI and returns the process exit code (0 ok, 1 failed cells, 2 bad input, 3 harness failure). */
-export async function main(argv: string[]): Promise<number> {
+/**
+ * Runs the CLI and returns the process exit code (0 ok, 1 failed cells, 2 bad input, 3 harness failure).
+ * `io` (default: the process's streams and folder) is where it prints and what relative paths mean.
+ */
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   const program = new Command(TOOL_NAME)
     .description("Conformance harness and matrix generator for MCP sampling relays")
     .exitOverride()
+    // Before the subcommands are declared: they inherit it (help and usage errors go to io too).
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError();
   let code: number = EXIT.ok;
-  registerCommands(program, (c) => {
-    code = c;
-  });
+  registerCommands(
+    program,
+    (c) => {
+      code = c;
+    },
+    io,
+  );
   try {
     await program.parseAsync(argv, { from: "user" });
     return code;
@@ -22,10 +32,10 @@ export async function main(argv: string[]): Promise<number> {
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     if (error instanceof InputError) {
-      process.stderr.write(`${TOOL_NAME}: ${error.oneLine()}\n`);
+      io.stderr(`${TOOL_NAME}: ${error.oneLine()}\n`);
       return EXIT.usage;
     }
-    process.stderr.write(
+    io.stderr(
       `${TOOL_NAME}: harness failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
     );
     return EXIT.harness;

@@ -5,6 +5,7 @@ import { DEFAULT_REPORTERS, parseReporters, REPORTERS } from "../matrix/reports.
 import { DEFAULT_REGISTER, loadDataFile, loadRegister } from "../model/load.ts";
 import { mergeShards } from "../run/merge.ts";
 import type { SetExit } from "./commands.ts";
+import { type CliIo, processIo } from "./io.ts";
 import { summaryLine } from "./run.ts";
 
 interface MergeOptions {
@@ -16,17 +17,18 @@ interface MergeOptions {
 }
 
 /** `merge`: combines `run --shard i/n` outputs into one results.json, evidence set and reports; exits like run. */
-export function merge(dirs: string[], opts: MergeOptions): number {
+export function merge(dirs: string[], opts: MergeOptions, io: CliIo = processIo()): number {
   const outcome = mergeShards({
     inputs: dirs,
     out: opts.out,
-    register: loadRegister(opts.register ? resolve(opts.register) : DEFAULT_REGISTER),
+    register: loadRegister(opts.register ? resolve(io.cwd, opts.register) : DEFAULT_REGISTER),
     reporters: parseReporters(opts.reporter ?? DEFAULT_REPORTERS.join(",")),
-    baseline: opts.baseline ? loadDataFile(resolve(opts.baseline), BaselineSchema) : undefined,
+    baseline: opts.baseline ? loadDataFile(resolve(io.cwd, opts.baseline), BaselineSchema) : undefined,
+    cwd: io.cwd,
   });
-  const print = (line: string) => process.stderr.write(`${line}\n`);
+  const print = (line: string) => io.stderr(`${line}\n`);
   if (!opts.quiet) for (const line of outcome.baselineLines) print(line);
-  print(summaryLine(outcome));
+  print(summaryLine(outcome, io.cwd));
   if (!opts.quiet) {
     const files = outcome.written.map((w) => relative(outcome.outDir, w) || w);
     print(
@@ -36,7 +38,7 @@ export function merge(dirs: string[], opts: MergeOptions): number {
   return outcome.code;
 }
 
-export function register(program: Command, setExit: SetExit): void {
+export function register(program: Command, setExit: SetExit, io: CliIo): void {
   program
     .command("merge")
     .description(
@@ -52,6 +54,6 @@ export function register(program: Command, setExit: SetExit): void {
     .option("--baseline <file>", "expected failures (YAML): baselined cells do not fail the merge")
     .option("--quiet", "print only the summary line")
     .action((dirs: string[], opts: MergeOptions) => {
-      setExit(merge(dirs, opts));
+      setExit(merge(dirs, opts, io));
     });
 }

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { EXIT } from "./errors.ts";
+import { processIo } from "./io.ts";
 import { register } from "./relay.ts";
 
 /**
@@ -10,9 +11,13 @@ import { register } from "./relay.ts";
 export async function relayMain(argv: string[]): Promise<number> {
   const program = new Command("mcpx-conform").exitOverride();
   let code: number = EXIT.ok;
-  register(program, (c) => {
-    code = c;
-  });
+  register(
+    program,
+    (c) => {
+      code = c;
+    },
+    processIo(),
+  );
   try {
     await program.parseAsync(argv, { from: "user" });
     return code;

@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from "commander";
 import type { SetExit } from "./commands.ts";
+import type { CliIo } from "./io.ts";
 
 export function positiveInt(value: string): number {
   const n = Number(value);
@@ -21,7 +22,8 @@ interface RelayCliOptions {
   reviewTimeoutMs?: number;
 }
 
-export function register(program: Command, setExit: SetExit): void {
+/** The relay speaks MCP on the process's own stdin/stdout: it has no in-process form, so `io` is not used. */
+export function register(program: Command, setExit: SetExit, _io: CliIo): void {
   program
     .command("relay")
     .description("run the reference sampling relay on stdio: relay [options] -- UPSTREAM_COMMAND…")

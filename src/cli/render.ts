@@ -11,10 +11,11 @@ import { DEFAULT_REGISTER, loadDataFile, loadRegister } from "../model/load.ts";
 import { type Results, ResultsSchema } from "../model/results.ts";
 import type { SetExit } from "./commands.ts";
 import { EXIT } from "./errors.ts";
+import type { CliIo } from "./io.ts";
 
-/** Reads and validates a results.json; problems are one-line InputErrors (exit 2). */
-export function loadResults(file: string): Results {
-  return loadDataFile(file, ResultsSchema);
+/** Reads and validates a results.json (relative to `cwd`); problems are one-line InputErrors (exit 2) naming it as given. */
+export function loadResults(file: string, cwd = process.cwd()): Results {
+  return loadDataFile(resolve(cwd, file), ResultsSchema, file);
 }
 
 export interface LoadedEvidences {
@@ -28,8 +29,8 @@ export interface LoadedEvidences {
  * Reads every evidence transcript a results file refers to (paths relative to results.json). A transcript
  * that is not valid, or whose bytes do not match the sha256 recorded in results.json, is an InputError.
  */
-export function loadEvidences(resultsFile: string, results: Results): LoadedEvidences {
-  const base = dirname(resolve(resultsFile));
+export function loadEvidences(resultsFile: string, results: Results, cwd = process.cwd()): LoadedEvidences {
+  const base = dirname(resolve(cwd, resultsFile));
   const evidences: Record<string, Evidence> = {};
   const missing: string[] = [];
   for (const [ci, cell] of results.cells.entries()) {
@@ -73,10 +74,11 @@ interface RenderOptions {
   linkBase?: string;
 }
 
-/** `render`: re-renders reports from existing results (no relay is started). */
+/** `render`: re-renders reports from existing results (no relay is started); relative paths mean `cwd`. */
 export function render(
   opts: RenderOptions,
   log: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+  cwd = process.cwd(),
 ): void {
   const files = opts.results;
   if (files.length === 0) throw new InputError("expected at least one results file", undefined, "--results");
@@ -87,29 +89,29 @@ export function render(
       undefined,
       "--out",
     );
-  const register = loadRegister(opts.register ? resolve(opts.register) : DEFAULT_REGISTER);
+  const register = loadRegister(opts.register ? resolve(cwd, opts.register) : DEFAULT_REGISTER);
   const all: Results[] = [];
   for (const file of files) {
-    const results = loadResults(file);
+    const results = loadResults(file, cwd);
     all.push(results);
     if (reporters.length === 0) continue;
-    const { evidences, missing } = loadEvidences(file, results);
+    const { evidences, missing } = loadEvidences(file, results, cwd);
     for (const path of missing)
       log(`mcpx-conform: warning: evidence file ${path} is missing; matrix.html shows no transcript for it`);
-    const dir = resolve(opts.out ?? dirname(file));
-    const io = opts.linkBase ? { linkBase: opts.linkBase } : {};
-    for (const path of writeReports(dir, results, register, evidences, reporters, io))
-      log(`wrote ${relative(process.cwd(), path) || path}`);
+    const dir = resolve(cwd, opts.out ?? dirname(file));
+    const links = opts.linkBase ? { linkBase: opts.linkBase } : {};
+    for (const path of writeReports(dir, results, register, evidences, reporters, links))
+      log(`wrote ${relative(cwd, path) || path}`);
   }
   if (opts.registerMd) {
-    writeFileSync(opts.registerMd, renderRegister(register, all));
+    writeFileSync(resolve(cwd, opts.registerMd), renderRegister(register, all));
     log(`wrote ${opts.registerMd}`);
   }
 }
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
-export function register(program: Command, setExit: SetExit): void {
+export function register(program: Command, setExit: SetExit, io: CliIo): void {
   program
     .command("render")
     .description(
@@ -129,7 +131,7 @@ export function register(program: Command, setExit: SetExit): void {
       "evidence links in matrix.md and pr-comment.md point under this https URL or folder (default: relative to results.json)",
     )
     .action((opts: RenderOptions) => {
-      render(opts);
+      render(opts, (l) => io.stderr(`${l}\n`), io.cwd);
       setExit(EXIT.ok);
     });
 }

@@ -18,19 +18,24 @@ import {
 import { planRun } from "../run/plan.ts";
 import type { SetExit } from "./commands.ts";
 import { EXIT } from "./errors.ts";
+import { type CliIo, processIo } from "./io.ts";
 
 /**
  * `replay EVIDENCE`: re-runs the one case an evidence bundle records, against the same target (or --target),
  * and says whether the verdict is the same. The bundle carries the case definition, so it replays on its own.
  */
-export async function replay(file: string, opts: { target?: string; register?: string }): Promise<number> {
-  const evidence = loadDataFile(resolve(file), EvidenceSchema);
+export async function replay(
+  file: string,
+  opts: { target?: string; register?: string },
+  io: CliIo = processIo(),
+): Promise<number> {
+  const evidence = loadDataFile(resolve(io.cwd, file), EvidenceSchema);
   const parsed = CaseSchema.safeParse(evidence.case.definition);
   if (!parsed.success)
     throw new InputError("the bundle carries no replayable case definition", file, "case.definition");
   const recorded = evidence.target.profile;
   const targetFile = opts.target
-    ? resolve(opts.target)
+    ? resolve(io.cwd, opts.target)
     : recorded
       ? resolve(PROJECT_ROOT, recorded)
       : undefined;
@@ -42,7 +47,7 @@ export async function replay(file: string, opts: { target?: string; register?: s
     );
   }
   const profile = loadTarget(targetFile);
-  const register = loadRegister(opts.register ? resolve(opts.register) : DEFAULT_REGISTER);
+  const register = loadRegister(opts.register ? resolve(io.cwd, opts.register) : DEFAULT_REGISTER);
   const kase = { ...parsed.data, file: evidence.case.file ?? file };
   // Planned as in a full run: the round-trip prerequisite of the era runs first.
   const roundtrips = loadCases(register, DEFAULT_CASES).filter(
@@ -68,15 +73,15 @@ export async function replay(file: string, opts: { target?: string; register?: s
   const before = evidence.verdict.status;
   const now = judged.verdict.status;
   const same = before === now;
-  process.stdout.write(
+  io.stdout(
     `${same ? "same verdict" : "DIFFERENT verdict"}: ${evidence.case.row}/${evidence.case.id} @${evidence.era} against ${profile.name}: ${now} (recorded: ${before})\n`,
   );
   if (!same || now !== "pass")
-    process.stdout.write(`  now: ${judged.verdict.reason}\n  recorded: ${evidence.verdict.reason}\n`);
+    io.stdout(`  now: ${judged.verdict.reason}\n  recorded: ${evidence.verdict.reason}\n`);
   return same ? EXIT.ok : EXIT.failed;
 }
 
-export function register(program: Command, setExit: SetExit): void {
+export function register(program: Command, setExit: SetExit, io: CliIo): void {
   program
     .command("replay")
     .description(
@@ -86,6 +91,6 @@ export function register(program: Command, setExit: SetExit): void {
     .option("--target <file>", "target profile (default: the one recorded in the evidence)")
     .option("--register <file>", "register file (default matrix/register.yaml)")
     .action(async (file: string, opts: { target?: string; register?: string }) => {
-      setExit(await replay(file, opts));
+      setExit(await replay(file, opts, io));
     });
 }

@@ -6,32 +6,38 @@ import { type RunOptions, resolveRunConfig } from "../run/config.ts";
 import { type RunOutcome, runPipeline } from "../run/pipeline.ts";
 import { colorSupported, createProgress } from "../run/progress.ts";
 import type { SetExit } from "./commands.ts";
+import { type CliIo, processIo } from "./io.ts";
 import { interruptible, keptDirsLine, SIGNAL_EXIT } from "./signals.ts";
 
 export { DEFAULT_TARGET, type RunOptions, toolInfo } from "../run/config.ts";
 
 /** The summary line every run (and merge) prints, even with --quiet. */
-export function summaryLine(outcome: Pick<RunOutcome, "results" | "outDir">): string {
+export function summaryLine(outcome: Pick<RunOutcome, "results" | "outDir">, cwd = process.cwd()): string {
   const s = outcome.results.summary;
   const counts = ["pass", "fail", "warn", "partial", "error", "not-run", "n/a"].map(
     (k) => `${s[k] ?? 0} ${k}`,
   );
-  const where = relative(process.cwd(), outcome.outDir) || outcome.outDir;
+  const where = relative(cwd, outcome.outDir) || outcome.outDir;
   return `mcpx-conform: ${outcome.results.cells.length} cells: ${counts.join(", ")} → ${where}`;
 }
 
-/** `run`: checks the options, runs the pipeline (src/run/), prints what it did; returns the exit code and results. */
-export async function run(opts: RunOptions & { keep?: boolean }): Promise<RunOutcome> {
-  const tty = process.stderr.isTTY === true;
-  const mode = opts.quiet ? "quiet" : tty ? "tty" : "lines";
+/**
+ * `run`: checks the options, runs the pipeline (src/run/), prints what it did; returns the exit code and results.
+ * Its SIGINT/SIGTERM handlers are in place only while the pipeline runs.
+ */
+export async function run(
+  opts: RunOptions & { keep?: boolean },
+  io: CliIo = processIo(),
+): Promise<RunOutcome> {
+  const mode = opts.quiet ? "quiet" : io.isTTY ? "tty" : "lines";
   const progress = createProgress({
     mode,
-    color: colorSupported(process.env, tty),
-    write: (text) => process.stderr.write(text),
-    ...(process.stderr.columns ? { columns: process.stderr.columns } : {}),
+    color: colorSupported(process.env, io.isTTY),
+    write: io.stderr,
+    ...(io.columns ? { columns: io.columns } : {}),
   });
   const log = opts.quiet ? undefined : (line: string) => progress.onEvent({ kind: "log", line });
-  const config = resolveRunConfig(opts);
+  const config = resolveRunConfig({ ...opts, cwd: io.cwd });
   keepTemporaryDirs(opts.keep === true);
   // SIGINT/SIGTERM: the results so far are written and every relay reaped, then exit 130/143.
   const { value: outcome, interrupted } = await interruptible(
@@ -39,19 +45,19 @@ export async function run(opts: RunOptions & { keep?: boolean }): Promise<RunOut
       runPipeline(config, { ...(log ? { log, onEvent: progress.onEvent } : {}), signal }).finally(
         progress.end,
       ),
-    (line) => process.stderr.write(`${line}\n`),
+    (line) => io.stderr(`${line}\n`),
   );
   if (interrupted) outcome.code = SIGNAL_EXIT[interrupted];
   for (const line of outcome.baselineLines) log?.(line);
-  process.stderr.write(`${summaryLine(outcome)}\n`);
+  io.stderr(`${summaryLine(outcome, io.cwd)}\n`);
   const files = outcome.written.map((w) => relative(outcome.outDir, w) || w);
   log?.(`mcpx-conform: wrote results.json${files.map((f) => `, ${f}`).join("")}`);
   const kept = keptDirsLine();
-  if (kept) process.stderr.write(`${kept}\n`);
+  if (kept) io.stderr(`${kept}\n`);
   return outcome;
 }
 
-export function register(program: Command, setExit: SetExit): void {
+export function register(program: Command, setExit: SetExit, io: CliIo): void {
   program
     .command("run")
     .description("drive a relay from both ends with the case corpus and write results, matrix and evidence")
@@ -77,6 +83,6 @@ export function register(program: Command, setExit: SetExit): void {
     .option("--quiet", "print only the summary line")
     .option("--keep", "keep the relays' temporary folders (listed at the end)")
     .action(async (opts: RunOptions) => {
-      setExit((await run(opts)).code);
+      setExit((await run(opts, io)).code);
     });
 }

@@ -11,6 +11,7 @@
  * as written (e.g. `/params/messages/0` for a wrapped request).
  */
 import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import { isModernEra } from "../protocol/eras.ts";
 import {
@@ -26,6 +27,7 @@ import {
 } from "../validator/index.ts";
 import type { SetExit } from "./commands.ts";
 import { EXIT, InputError } from "./errors.ts";
+import type { CliIo } from "./io.ts";
 
 export interface ValidateOptions {
   era?: string;
@@ -36,10 +38,11 @@ export interface ValidateOptions {
   json?: boolean;
 }
 
-function readJson(file: string, field: string): unknown {
+/** Reads `file` (relative to `cwd`); errors name it as given. */
+function readJson(file: string, field: string, cwd: string): unknown {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readFileSync(resolve(cwd, file), "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new InputError(
@@ -98,8 +101,11 @@ function prefixed(verdict: Verdict, prefix: string): Verdict {
   return { ...verdict, errors: verdict.errors.map(move), warnings: verdict.warnings.map(move) };
 }
 
-/** Runs the validation the options ask for; throws InputError on bad input. */
-export function validateFiles(opts: ValidateOptions): { verdict: Verdict; subject: string } {
+/** Runs the validation the options ask for (relative files are read from `cwd`); throws InputError on bad input. */
+export function validateFiles(
+  opts: ValidateOptions,
+  cwd = process.cwd(),
+): { verdict: Verdict; subject: string } {
   const era = opts.era;
   if (!isEra(era)) {
     throw new InputError(
@@ -120,7 +126,7 @@ export function validateFiles(opts: ValidateOptions): { verdict: Verdict; subjec
   }
   let capabilities: SamplingCapabilities | undefined;
   if (opts.capabilities !== undefined) {
-    const caps = readJson(opts.capabilities, "--capabilities");
+    const caps = readJson(opts.capabilities, "--capabilities", cwd);
     // Accept ClientCapabilities itself, or initialize params / a 2026 _meta holding it under "capabilities".
     const inner = isObject(caps) && isObject(caps.capabilities) ? caps.capabilities : caps;
     if (!isObject(inner))
@@ -129,7 +135,7 @@ export function validateFiles(opts: ValidateOptions): { verdict: Verdict; subjec
   }
 
   if (opts.request !== undefined) {
-    const doc = requestDoc(readJson(opts.request, "--request"), opts.request, era);
+    const doc = requestDoc(readJson(opts.request, "--request", cwd), opts.request, era);
     const ctx = { era: era as Era, ...(capabilities ? { capabilities } : {}) };
     const verdict =
       doc.kind === "embedded"
@@ -139,10 +145,10 @@ export function validateFiles(opts: ValidateOptions): { verdict: Verdict; subjec
   }
 
   const resultFile = opts.result!;
-  const { result, prefix } = resultDoc(readJson(resultFile, "--result"), resultFile);
+  const { result, prefix } = resultDoc(readJson(resultFile, "--result", cwd), resultFile);
   let request: unknown;
   if (opts.forRequest !== undefined) {
-    request = requestDoc(readJson(opts.forRequest, "--for-request"), opts.forRequest, era).params;
+    request = requestDoc(readJson(opts.forRequest, "--for-request", cwd), opts.forRequest, era).params;
   }
   const verdict = prefixed(validateResult(result, { era, request }), prefix);
   return { verdict, subject: `result ${resultFile}` };
@@ -164,7 +170,7 @@ export function formatVerdict(verdict: Verdict, era: Era, subject: string): stri
   return `${lines.join("\n")}\n`;
 }
 
-export function register(program: Command, setExit: SetExit): void {
+export function register(program: Command, setExit: SetExit, io: CliIo): void {
   program
     .command("validate")
     .description(
@@ -180,8 +186,8 @@ export function register(program: Command, setExit: SetExit): void {
     .option("--capabilities <file>", "JSON file: the client's capabilities (enables the capability rules)")
     .option("--json", "print the verdict as JSON")
     .action((opts: ValidateOptions) => {
-      const { verdict, subject } = validateFiles(opts);
-      process.stdout.write(
+      const { verdict, subject } = validateFiles(opts, io.cwd);
+      io.stdout(
         opts.json
           ? `${JSON.stringify(verdict, null, 2)}\n`
           : formatVerdict(verdict, opts.era as Era, subject),

@@ -28,11 +28,14 @@ function findProjectRoot(from: string): string {
 export const DEFAULT_REGISTER = join(PROJECT_ROOT, "matrix/register.yaml");
 export const DEFAULT_CASES = join(PROJECT_ROOT, "cases");
 
-/** Reads a YAML or JSON file and validates it; any problem is an InputError naming the file and field. */
-export function loadDataFile<T>(file: string, schema: ZodType<T>): T {
+/**
+ * Reads a YAML or JSON file and validates it; any problem is an InputError naming the file (as `file`, by default
+ * the path read) and field.
+ */
+export function loadDataFile<T>(path: string, schema: ZodType<T>, file = path): T {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readFileSync(path, "utf8");
   } catch (error) {
     throw new InputError(`cannot read file (${(error as NodeJS.ErrnoException).code ?? "error"})`, file);
   }

@@ -46,6 +46,8 @@ export interface RunOptions {
   bail?: boolean;
   /** How many session groups run at the same time (default: the machine's parallelism, at least 2; 1: one by one). */
   concurrency?: string;
+  /** The folder relative paths are resolved against, and written relative to (default: the process's). */
+  cwd?: string;
 }
 
 /** Everything a run needs, loaded and checked: bad input has already become an InputError (exit 2). */
@@ -70,6 +72,8 @@ export interface RunConfig {
   bail: boolean;
   /** --concurrency: session groups (and two-session cases) run at the same time. */
   concurrency: number;
+  /** The folder the run's relative paths mean (the default output folder, paths printed and recorded). */
+  cwd: string;
 }
 
 export function list(value: string | undefined): string[] | undefined {
@@ -120,9 +124,10 @@ function shardOption(opts: RunOptions): Shard | undefined {
 }
 
 export function resolveRunConfig(opts: RunOptions): RunConfig {
-  const register = loadRegister(opts.register ? resolve(opts.register) : DEFAULT_REGISTER);
-  const cases = loadCases(register, opts.cases ? resolve(opts.cases) : DEFAULT_CASES);
-  const targetFile = opts.target ? resolve(opts.target) : DEFAULT_TARGET;
+  const cwd = opts.cwd ?? process.cwd();
+  const register = loadRegister(opts.register ? resolve(cwd, opts.register) : DEFAULT_REGISTER);
+  const cases = loadCases(register, opts.cases ? resolve(cwd, opts.cases) : DEFAULT_CASES);
+  const targetFile = opts.target ? resolve(cwd, opts.target) : DEFAULT_TARGET;
   const profile = loadTarget(targetFile);
   const rowFilter = list(opts.rows);
   const knownRows = new Set(register.rows.map((r) => r.id));
@@ -138,7 +143,7 @@ export function resolveRunConfig(opts: RunOptions): RunConfig {
     seed: opts.seed !== undefined ? wholeNumber(opts.seed, "--seed", 0) : Math.floor(Math.random() * 2 ** 31),
     fuzzRuns: opts.fuzz !== undefined ? wholeNumber(opts.fuzz, "--fuzz", 1) : undefined,
     reporters: parseReporters(opts.reporter ?? DEFAULT_REPORTERS.join(",")),
-    baseline: opts.baseline ? loadDataFile(resolve(opts.baseline), BaselineSchema) : undefined,
+    baseline: opts.baseline ? loadDataFile(resolve(cwd, opts.baseline), BaselineSchema) : undefined,
     out: opts.out,
     shard: shardOption(opts),
     bail: opts.bail === true,
@@ -146,5 +151,6 @@ export function resolveRunConfig(opts: RunOptions): RunConfig {
       opts.concurrency !== undefined
         ? wholeNumber(opts.concurrency, "--concurrency", 1)
         : defaultConcurrency(),
+    cwd,
   };
 }

@@ -76,6 +76,8 @@ export interface LiveOptions {
   /** --bail: once a cell fails, no further case is started. */
   bail: boolean;
   onEvent: ((event: RunEvent) => void) | undefined;
+  /** Evidence paths in progress events are relative to this folder (default: the process's). */
+  cwd?: string;
 }
 
 /**
@@ -110,7 +112,7 @@ export function liveRun(o: LiveOptions) {
       era,
       status: j.verdict.status,
       reason: j.verdict.reason,
-      evidence: relative(process.cwd(), `${o.outDir}/${rel}`),
+      evidence: relative(o.cwd ?? process.cwd(), `${o.outDir}/${rel}`),
       failsCell: fails,
     });
   };

@@ -19,6 +19,8 @@ export interface MergeConfig {
   register: Register;
   reporters: ReporterName[];
   baseline: Baseline | undefined;
+  /** The folder relative inputs and --out mean, and messages are relative to (default: the process's). */
+  cwd?: string;
 }
 
 interface ShardInput {
@@ -27,8 +29,8 @@ interface ShardInput {
   results: Results;
 }
 
-function readShard(input: string): ShardInput {
-  const path = resolve(input);
+function readShard(input: string, cwd: string): ShardInput {
+  const path = resolve(cwd, input);
   const file = path.endsWith(".json") ? path : join(path, "results.json");
   if (!existsSync(file))
     throw new InputError("no results.json here (expected a run --shard output folder)", input);
@@ -42,13 +44,13 @@ const describe = (r: Results) =>
   `${r.tool.version} / ${r.target.name}${r.target.profile ? ` (${r.target.profile})` : ""} / seed ${r.seed} / ${r.shard?.count} shards / eras ${(r.eras ?? []).join(",")}`;
 
 /** The shards must be slices of one run: same tool version, target, seed, eras and count, each index once. */
-function checkShards(shards: ShardInput[]): void {
+function checkShards(shards: ShardInput[], cwd: string): void {
   const first = shards[0]!;
   const sameRun = (r: Results) => describe(r) === describe(first.results);
   for (const s of shards)
     if (!sameRun(s.results))
       throw new InputError(
-        `is not from the same run as ${relative(process.cwd(), first.file)}: ${describe(s.results)} against ${describe(first.results)}`,
+        `is not from the same run as ${relative(cwd, first.file)}: ${describe(s.results)} against ${describe(first.results)}`,
         s.file,
       );
   const count = first.results.shard!.count;
@@ -95,12 +97,14 @@ function copyInto(shard: ShardInput, rel: string, outDir: string, sha?: string):
 export function mergeShards(config: MergeConfig): RunOutcome {
   if (config.inputs.length === 0)
     throw new InputError("expected at least one shard folder", undefined, "DIR");
-  const shards = config.inputs.map(readShard);
-  checkShards(shards);
+  const cwd = config.cwd ?? process.cwd();
+  const shards = config.inputs.map((input) => readShard(input, cwd));
+  checkShards(shards, cwd);
   shards.sort((a, b) => a.results.shard!.index - b.results.shard!.index);
   const first = shards[0]!.results;
   const startedAt = shards.map((s) => s.results.startedAt).sort()[0]!;
   const outDir = resolve(
+    cwd,
     config.out ?? join("reports", first.target.name, `${startedAt.replace(/[:.]/g, "-")}-merged`),
   );
   const judged: JudgedCase[] = [];

@@ -101,6 +101,7 @@ async function executeStage(config: RunConfig, plan: ShardPlan, outDir: string, 
     baseline: config.baseline,
     bail: config.bail,
     onEvent: hooks.onEvent,
+    cwd: config.cwd,
   });
   // Once an era's round trip has failed, its other cases are recorded as failed for that reason, not run one by one.
   const roundtrips: CaseRun[] = [];
@@ -167,7 +168,10 @@ export async function runPipeline(config: RunConfig, hooks: RunHooks = {}): Prom
   preflightProfile(profile, config.targetFile);
   const { full, plan } = planStage(config);
   const startedAt = new Date().toISOString();
-  const outDir = resolve(config.out ?? join("reports", profile.name, startedAt.replace(/[:.]/g, "-")));
+  const outDir = resolve(
+    config.cwd,
+    config.out ?? join("reports", profile.name, startedAt.replace(/[:.]/g, "-")),
+  );
   const bound = Math.ceil(worstCaseMs(profile, plan.work, (item) => waitsOnOwnSession(item, profile)) / 1000);
   const slice = shard ? `, shard ${shard.index}/${shard.count}` : "";
   log(
@@ -187,7 +191,7 @@ export async function runPipeline(config: RunConfig, hooks: RunHooks = {}): Prom
   const cells = shard ? noteOtherShards(built, plannedCells(register, full), shard) : built;
   const results: Results = {
     tool: toolInfo(),
-    target: { name: profile.name, profile: relative(process.cwd(), config.targetFile) || config.targetFile },
+    target: { name: profile.name, profile: relative(config.cwd, config.targetFile) || config.targetFile },
     seed,
     startedAt,
     finishedAt: new Date().toISOString(),

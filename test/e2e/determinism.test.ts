@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cli, tempDir } from "../helpers/cli.ts";
+import { cliInProcess, tempDir } from "../helpers/cli.ts";
 import { runFiles } from "../helpers/wall-clock.ts";
 
 /**
@@ -25,7 +25,7 @@ describe("determinism", () => {
     const a = tempDir();
     const b = tempDir();
     for (const out of [a, b]) {
-      const r = await cli([...ARGS, "--out", out], { timeoutMs: 50_000 });
+      const r = await cliInProcess([...ARGS, "--out", out]);
       expect(r.code, r.stderr).toBe(0);
     }
     const first = runFiles(a);

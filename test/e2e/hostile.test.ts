@@ -11,7 +11,7 @@ import { loadCases, loadRegister, loadTarget } from "../../src/model/load.ts";
 import { type Results, ResultsSchema } from "../../src/model/results.ts";
 import { planRun } from "../../src/run/plan.ts";
 import { waitsOnOwnSession } from "../../src/run/shard.ts";
-import { BIN, cli, ROOT, tempDir } from "../helpers/cli.ts";
+import { BIN, cliInProcess, ROOT, tempDir } from "../helpers/cli.ts";
 
 /**
  * The hostile zoo (targets/hostile/): real relay processes that misbehave. For each, a run must end within the
@@ -370,7 +370,16 @@ describe("a profile that cannot start is the profile's error: one line, exit 2, 
     const file = join(dir, "bad.yaml");
     writeFileSync(file, stringify({ ...base, ...fields }));
     const t0 = performance.now();
-    const r = await cli(["run", "--target", file, "--era", ERA, "--out", join(dir, "out"), "--quiet"]);
+    const r = await cliInProcess([
+      "run",
+      "--target",
+      file,
+      "--era",
+      ERA,
+      "--out",
+      join(dir, "out"),
+      "--quiet",
+    ]);
     expect(r.code, r.stderr).toBe(2);
     expect(performance.now() - t0).toBeLessThan(FIXED_MS);
     const lines = r.stderr.trim().split("\n");

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EvidenceSchema } from "../../src/model/evidence.ts";
 import { type Results, ResultsSchema } from "../../src/model/results.ts";
-import { cli, tempDir } from "../helpers/cli.ts";
+import { cliInProcess, tempDir } from "../helpers/cli.ts";
 
 const ROW = "sampling-relay-answers-only-the-asker";
 
@@ -14,7 +14,7 @@ function readResults(dir: string): Results {
 describe(`${ROW}: two downstream sessions on one relay`, () => {
   it("catches a bridge that broadcasts server requests to every session and forwards the first answer", async () => {
     const out = tempDir();
-    const r = await cli([
+    const r = await cliInProcess([
       "run",
       "--target",
       "targets/broken/broadcast-bridge.yaml",
@@ -48,7 +48,7 @@ describe(`${ROW}: two downstream sessions on one relay`, () => {
 
   it("is not run against a relay whose downstream is stdio, and says why in the cell note", async () => {
     const out = tempDir();
-    const r = await cli(["run", "--rows", ROW, "--era", "2025-11-25", "--out", out, "--quiet"]);
+    const r = await cliInProcess(["run", "--rows", ROW, "--era", "2025-11-25", "--out", out, "--quiet"]);
     expect(r.code, r.stderr).toBe(0);
     const [cell] = readResults(out).cells.filter((c) => c.row === ROW);
     expect(cell?.status).toBe("not-run");

@@ -2,17 +2,20 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ResultsSchema } from "../../src/model/results.ts";
-import { cli, tempDir } from "../helpers/cli.ts";
+import { cli, cliInProcess, tempDir } from "../helpers/cli.ts";
 
 const ESC = String.fromCharCode(27);
 /** Carriage returns or escape sequences: what a non-TTY stream must never get. */
 const NOT_PLAIN = new RegExp(`\r|${ESC}`);
 
-/** Live progress and --bail through the real CLI (stderr is a pipe here: plain lines, no colour, no \r). */
+/**
+ * Live progress and --bail. --bail runs in process (stderr is no TTY there either); the progress lines are checked
+ * on the real binary, whose stderr is a pipe: it must find that out itself and print plain lines, no colour, no \r.
+ */
 describe("run: live progress, --quiet, --bail", () => {
   it("--bail stops at the first failing cell: the failure is printed with its evidence, the rest recorded as skipped, exit 1", async () => {
     const out = tempDir();
-    const r = await cli([
+    const r = await cliInProcess([
       "run",
       "--target",
       "targets/broken/naive-passthrough.yaml",

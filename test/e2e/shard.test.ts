@@ -6,7 +6,7 @@ import { type Results, ResultsSchema } from "../../src/model/results.ts";
 import { resolveRunConfig } from "../../src/run/config.ts";
 import { mergeShards } from "../../src/run/merge.ts";
 import { runPipeline } from "../../src/run/pipeline.ts";
-import { cli, ROOT, tempDir } from "../helpers/cli.ts";
+import { cliInProcess, ROOT, tempDir } from "../helpers/cli.ts";
 
 /**
  * Four shards merged are one run: the same seed, target and rows, run whole and as 4 shards + merge, give the same
@@ -103,10 +103,17 @@ describe("run --shard i/n + merge", () => {
   });
 
   it("refuses shards that do not make one run: missing, duplicated, another seed (exit 2, one line)", async () => {
-    const missing = await cli(["merge", shardDirs[0]!, shardDirs[1]!, shardDirs[3]!, "--out", tempDir()]);
+    const missing = await cliInProcess([
+      "merge",
+      shardDirs[0]!,
+      shardDirs[1]!,
+      shardDirs[3]!,
+      "--out",
+      tempDir(),
+    ]);
     expect(missing.code).toBe(2);
     expect(missing.stderr.trim()).toMatch(/^mcpx-conform: missing shard 3\/4$/);
-    const twice = await cli(["merge", ...shardDirs, shardDirs[1]!, "--out", tempDir()]);
+    const twice = await cliInProcess(["merge", ...shardDirs, shardDirs[1]!, "--out", tempDir()]);
     expect(twice.code).toBe(2);
     expect(twice.stderr).toMatch(/shard 2\/4 given twice/);
     const other = tempDir("mcpx-conform-other-");
@@ -119,7 +126,7 @@ describe("run --shard i/n + merge", () => {
         shard: "3/4",
       }),
     );
-    const mixed = await cli([
+    const mixed = await cliInProcess([
       "merge",
       shardDirs[0]!,
       shardDirs[1]!,
@@ -134,13 +141,21 @@ describe("run --shard i/n + merge", () => {
 
   it("refuses a bad --shard, or one without --seed, in one line naming the flag (exit 2)", async () => {
     for (const bad of ["0/4", "5/4", "abc"]) {
-      const r = await cli(["run", "--target", "targets/reference.yaml", "--seed", "1", "--shard", bad]);
+      const r = await cliInProcess([
+        "run",
+        "--target",
+        "targets/reference.yaml",
+        "--seed",
+        "1",
+        "--shard",
+        bad,
+      ]);
       expect(r.code, bad).toBe(2);
       expect(r.stderr.trim().split("\n"), bad).toHaveLength(1);
       expect(r.stderr).toMatch(/^mcpx-conform: --shard: /);
     }
     // Shards combine only when they share a seed: a shard without --seed is refused.
-    const noSeed = await cli(["run", "--target", "targets/reference.yaml", "--shard", "2/4"]);
+    const noSeed = await cliInProcess(["run", "--target", "targets/reference.yaml", "--shard", "2/4"]);
     expect(noSeed.code).toBe(2);
     expect(noSeed.stderr).toMatch(/^mcpx-conform: --seed: --shard needs a seed/);
   });

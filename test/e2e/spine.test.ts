@@ -3,12 +3,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EvidenceSchema } from "../../src/model/evidence.ts";
 import { type Results, ResultsSchema } from "../../src/model/results.ts";
-import { cli, tempDir } from "../helpers/cli.ts";
+import { cliInProcess, tempDir } from "../helpers/cli.ts";
 import { ISSUE_256_ROWS } from "../helpers/issue-256.ts";
 
 /** The #256 completion evidence of a run: bullet 6 (the review surface) not met, and the issue stays open. */
 async function expectReviewBulletNotMet(out: string): Promise<void> {
-  const evidence = await cli([
+  const evidence = await cliInProcess([
     "evidence",
     "--results",
     join(out, "results.json"),
@@ -34,7 +34,7 @@ function readResults(dir: string): Results {
 describe("mcpx-conform run against real relay processes", () => {
   it("passes every exercised cell of the reference relay, each with evidence", async () => {
     const out = tempDir();
-    const r = await cli(["run", "--era", "2024-11-05,2025-11-25", "--out", out, "--seed", "7"]);
+    const r = await cliInProcess(["run", "--era", "2024-11-05,2025-11-25", "--out", out, "--seed", "7"]);
     expect(r.stderr).toMatch(/cells: \d+ pass, 0 fail/);
     expect(r.code).toBe(0);
     const results = readResults(out);
@@ -66,7 +66,7 @@ describe("mcpx-conform run against real relay processes", () => {
 
   it("fails the naive pass-through relay on validation and error codes, naming what the upstream received", async () => {
     const out = tempDir();
-    const r = await cli([
+    const r = await cliInProcess([
       "run",
       "--target",
       "targets/broken/naive-passthrough.yaml",
@@ -101,7 +101,7 @@ describe("mcpx-conform run against real relay processes", () => {
 
   it("credits no review row to the reference relay without its review surface, and #256 stays open", async () => {
     const out = tempDir();
-    const r = await cli([
+    const r = await cliInProcess([
       "run",
       "--target",
       "targets/reference.yaml",
@@ -134,7 +134,7 @@ describe("mcpx-conform run against real relay processes", () => {
       file,
       "name: bad\ncommand: []\ndownstream: { transport: stdio }\nupstream: { transport: stdio }\n",
     );
-    const r = await cli(["run", "--target", file, "--out", join(dir, "out")]);
+    const r = await cliInProcess(["run", "--target", file, "--out", join(dir, "out")]);
     expect(r.code).toBe(2);
     const lines = r.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
@@ -151,7 +151,7 @@ describe("mcpx-conform run against real relay processes", () => {
       join(casesDir, "broken.yaml"),
       "id: broken\nrow: sampling-relay-roundtrip\ntitle: t\nwhy: w\nrequest: {}\nanswer: { action: shrug }\nexpect: [{ outcome: delivered }]\n",
     );
-    const r = await cli(["run", "--cases", join(dir, "cases"), "--out", join(dir, "out")]);
+    const r = await cliInProcess(["run", "--cases", join(dir, "cases"), "--out", join(dir, "out")]);
     expect(r.code).toBe(2);
     const lines = r.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
@@ -160,7 +160,7 @@ describe("mcpx-conform run against real relay processes", () => {
   });
 
   it("rejects an unknown era with exit 2", async () => {
-    const r = await cli(["run", "--era", "1999-01-01"]);
+    const r = await cliInProcess(["run", "--era", "1999-01-01"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--era");
   });

@@ -12,7 +12,11 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the real CLI as a user would (a child process), with a hard deadline. */
+/**
+ * Runs the real CLI as a user would (a child process), with a hard deadline. Each call pays Node's and tsx's start-up
+ * (about 0.6 s here): use it for one smoke test per command and for what is about the process itself (signals, the
+ * real exit code, stdin, the process table); everything else goes through `cliInProcess`.
+ */
 export function cli(args: string[], options: { timeoutMs?: number; cwd?: string } = {}): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
@@ -44,4 +48,30 @@ export function cli(args: string[], options: { timeoutMs?: number; cwd?: string 
  */
 export function tempDir(prefix = "mcpx-conform-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/**
+ * Runs the CLI in this process (`main` with its own output sinks and folder), as `cli` would but without a child
+ * process: same result shape; stderr is not a TTY. Fails if the run left a SIGINT/SIGTERM handler installed.
+ */
+export async function cliInProcess(args: string[], options: { cwd?: string } = {}): Promise<CliResult> {
+  // Loaded on first use: most files import this module only for ROOT and tempDir.
+  const { main } = await import("../../src/cli/main.ts");
+  const handlers = () => process.listenerCount("SIGINT") + process.listenerCount("SIGTERM");
+  const before = handlers();
+  let stdout = "";
+  let stderr = "";
+  const code = await main(args, {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    cwd: options.cwd ?? ROOT,
+    isTTY: false,
+  });
+  if (handlers() !== before)
+    throw new Error(`mcpx-conform ${args.join(" ")} left ${handlers() - before} signal handler(s) installed`);
+  return { code, stdout, stderr };
 }

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compactEras, table } from "../../src/cli/list.ts";
 import { DEFAULT_REGISTER, loadCases, loadRegister } from "../../src/model/load.ts";
-import { cli, tempDir } from "../helpers/cli.ts";
+import { cliInProcess, tempDir } from "../helpers/cli.ts";
 
 const GOOD_CASE = [
   "id: ok",
@@ -43,7 +43,7 @@ describe("compactEras / table", () => {
 
 describe("mcpx-conform list", () => {
   it("list rows --json prints every register row with its case count or n/a reason", async () => {
-    const { code, stdout, stderr } = await cli(["list", "rows", "--json"]);
+    const { code, stdout, stderr } = await cliInProcess(["list", "rows", "--json"]);
     expect(stderr).toBe("");
     expect(code).toBe(0);
     const rows = JSON.parse(stdout) as Array<{
@@ -63,7 +63,7 @@ describe("mcpx-conform list", () => {
 
   it("list rows prints a table with compact eras and n/a reasons", async () => {
     const { register, cases } = corpus();
-    const { code, stdout } = await cli(["list", "rows", "--register", register, "--cases", cases]);
+    const { code, stdout } = await cliInProcess(["list", "rows", "--register", register, "--cases", cases]);
     expect(code).toBe(0);
     const lines = stdout.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^id\s+side\s+level\s+eras\s+cases$/);
@@ -77,14 +77,27 @@ describe("mcpx-conform list", () => {
     );
   });
 
+  it("reads relative --register and --cases from the folder it runs in", async () => {
+    const { register, cases } = corpus();
+    const cwd = join(register, "..");
+    const { code, stdout, stderr } = await cliInProcess(
+      ["list", "cases", "--register", "register.yaml", "--cases", "cases"],
+      { cwd },
+    );
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(cases).toBe(join(cwd, "cases"));
+    expect(stdout.trimEnd().split("\n")).toHaveLength(2);
+  });
+
   it("list cases prints row/case id, eras, side and title", async () => {
     const { register, cases } = corpus();
-    const text = await cli(["list", "cases", "--register", register, "--cases", cases]);
+    const text = await cliInProcess(["list", "cases", "--register", register, "--cases", cases]);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(
       /sampling-relay-roundtrip\/ok\s+2024-11-05\.\.2026-07-28\s+intermediary\s+A plain round trip/,
     );
-    const json = await cli(["list", "cases", "--json"]);
+    const json = await cliInProcess(["list", "cases", "--json"]);
     expect(json.code).toBe(0);
     const listed = JSON.parse(json.stdout) as Array<{ row: string; id: string }>;
     expect(listed.map((c) => `${c.row}/${c.id}`)).toEqual(
@@ -102,7 +115,7 @@ describe("mcpx-conform list", () => {
         ),
       ),
     );
-    const { code, stdout, stderr } = await cli([
+    const { code, stdout, stderr } = await cliInProcess([
       "list",
       "rows",
       "--json",
@@ -120,7 +133,7 @@ describe("mcpx-conform list", () => {
   });
 
   it("list targets lists the shipped profiles; a bad profile prints an error line and exits 2", async () => {
-    const shipped = await cli(["list", "targets", "--json"]);
+    const shipped = await cliInProcess(["list", "targets", "--json"]);
     expect(shipped.code).toBe(0);
     const names = (JSON.parse(shipped.stdout) as Array<{ name: string }>).map((t) => t.name);
     expect(names).toContain("reference");
@@ -136,7 +149,7 @@ describe("mcpx-conform list", () => {
       JSON.stringify({ name: "bad", command: [], downstream: { transport: "stdio" } }),
     );
     writeFileSync(join(dir, "notes.txt"), "not a profile");
-    const { code, stdout, stderr } = await cli(["list", "targets", "--targets", dir]);
+    const { code, stdout, stderr } = await cliInProcess(["list", "targets", "--targets", dir]);
     expect(code).toBe(2);
     expect(stdout).toMatch(/^name\s+file\s+description\ngood\s+\S*good\.yaml\s+a fine relay\n$/);
     const lines = stderr.trimEnd().split("\n");
@@ -145,7 +158,7 @@ describe("mcpx-conform list", () => {
   });
 
   it("rejects an unknown listing with exit 2", async () => {
-    const { code } = await cli(["list", "widgets"]);
+    const { code } = await cliInProcess(["list", "widgets"]);
     expect(code).toBe(2);
   });
 });
