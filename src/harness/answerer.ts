@@ -1,6 +1,7 @@
 import type { Answer } from "../model/case.ts";
 import type { Era } from "../protocol/eras.ts";
 import { JsonRpcPeer, type LineChannel } from "./jsonrpc-peer.ts";
+import { findProbeTool, type ProbeTemplate, probeCall } from "./probe-call.ts";
 import { PROBE_TOOL } from "./upstream.ts";
 
 export const DEFAULT_DECLINE = { code: -1, message: "User rejected sampling request" };
@@ -24,6 +25,7 @@ export class ClientAnswerer {
     channel: LineChannel,
     private readonly era: Era,
     private readonly capabilities: Record<string, unknown>,
+    private readonly probe?: ProbeTemplate,
   ) {
     this.peer = new JsonRpcPeer(channel, "down-");
     this.peer.onRequest((method, params) => this.handle(method, params));
@@ -44,13 +46,7 @@ export class ClientAnswerer {
     this.negotiated = String((init.result as any)?.protocolVersion ?? "");
     this.peer.notify("notifications/initialized");
     const list = await this.peer.request("tools/list", {}, timeoutMs);
-    const tools: any[] = (list.result as any)?.tools ?? [];
-    const tool = tools.find((t) => typeof t?.name === "string" && t.name.endsWith(PROBE_TOOL));
-    if (!tool)
-      throw new Error(
-        `the relay does not expose the upstream's ${PROBE_TOOL} tool (tools/list: ${JSON.stringify(list).slice(0, 300)})`,
-      );
-    this.probeTool = tool.name;
+    this.probeTool = findProbeTool(list, this.probe);
   }
 
   script(answer: Answer): void {
@@ -60,7 +56,7 @@ export class ClientAnswerer {
   }
 
   callProbe(caseKey: string, timeoutMs: number) {
-    return this.peer.request("tools/call", { name: this.probeTool, arguments: { caseKey } }, timeoutMs);
+    return this.peer.request("tools/call", probeCall(this.probe, this.probeTool, { caseKey }), timeoutMs);
   }
 
   private async handle(method: string, params: unknown) {

@@ -8,6 +8,7 @@ import type { FrameRecorder } from "./frames.ts";
 import { httpDownstreamChannel, waitForPort } from "./http-downstream.ts";
 import { HttpUpstreamHost } from "./http-upstream.ts";
 import type { LineChannel } from "./jsonrpc-peer.ts";
+import { downstreamHeaders } from "./probe-call.ts";
 import { freePort, type Placeholders, RelayProcess } from "./relay-process.ts";
 
 const SHIM = join(PROJECT_ROOT, "src/harness/upstream-shim.mjs");
@@ -17,7 +18,7 @@ const SHIM = join(PROJECT_ROOT, "src/harness/upstream-shim.mjs");
  * and the channel of each upstream connection the relay opens.
  */
 export interface UpstreamEndpoint {
-  placeholders: { "upstream.command"?: string; "upstream.url"?: string };
+  placeholders: Omit<Placeholders, "port" | "tmp">;
   /**
    * The next upstream connection the relay makes (one per upstream process the relay launches; an HTTP upstream
    * multiplexes all the relay's sessions onto one channel).
@@ -65,8 +66,9 @@ export async function openUpstream(
 
 /** Streamable HTTP or SSE: the harness hosts the upstream at {{upstream.url}} on 127.0.0.1. */
 function httpUpstream(host: HttpUpstreamHost): UpstreamEndpoint {
+  const url = new URL(host.url);
   return {
-    placeholders: { "upstream.url": host.url },
+    placeholders: { "upstream.url": host.url, "upstream.origin": url.origin, "upstream.path": url.pathname },
     next: (timeoutMs) => host.next(timeoutMs),
     close: () => host.close(),
   };
@@ -111,7 +113,12 @@ export async function openDownstream(
       // The relay's stdout carries no protocol here: drain it so that a chatty relay never blocks on a full pipe.
       relay.child.stdout.resume();
       await waitForPort(new URL(url), profile.startupTimeoutMs, () => relay.exited);
-      const http = await httpDownstreamChannel(profile.downstream.transport, url, profile.startupTimeoutMs);
+      const http = await httpDownstreamChannel(
+        profile.downstream.transport,
+        url,
+        profile.startupTimeoutMs,
+        downstreamHeaders(profile, undefined),
+      );
       return { channel: recorded(http.channel, recorder, "downstream", session), close: http.close };
     }
   }

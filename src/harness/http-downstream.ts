@@ -53,10 +53,15 @@ export async function httpDownstreamChannel(
   transport: HttpTransport,
   url: string,
   timeoutMs: number,
+  headers?: Record<string, string>,
 ): Promise<{ channel: LineChannel; close(): Promise<void> }> {
   const target = new URL(url);
+  // The profile's headers (an auth token, an Origin) go on every request, the SSE stream's GET included.
+  const options = headers ? { requestInit: { headers } } : {};
   const client =
-    transport === "sse" ? new SSEClientTransport(target) : new StreamableHTTPClientTransport(target);
+    transport === "sse"
+      ? new SSEClientTransport(target, options)
+      : new StreamableHTTPClientTransport(target, options);
   const lineHandlers: Array<(line: string) => void> = [];
   const closeHandlers: Array<(reason: string) => void> = [];
   const early: string[] = [];

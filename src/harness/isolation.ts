@@ -114,7 +114,7 @@ export async function runIsolationCase(
     const connect = async (session: string) => {
       const downstream = await openDownstream(profile, running, url, recorder, session);
       closers.push(downstream.close);
-      const answerer = new ClientAnswerer(downstream.channel, era, input.capabilities);
+      const answerer = new ClientAnswerer(downstream.channel, era, input.capabilities, profile.probe);
       await answerer.connect(profile.startupTimeoutMs);
       return answerer;
     };

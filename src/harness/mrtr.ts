@@ -5,6 +5,7 @@ import { MRTR_ERA } from "../protocol/eras.ts";
 import { CODE, isObject as isJsonObject, META, METHOD } from "../protocol/wire.ts";
 import type { ArmedProbe, HarnessAnswerer, HarnessUpstream } from "./ends.ts";
 import { JsonRpcPeer, type JsonRpcResponse, type LineChannel } from "./jsonrpc-peer.ts";
+import { findProbeTool, type ProbeTemplate, probeCall } from "./probe-call.ts";
 import { PROBE_TOOL } from "./upstream.ts";
 import { DISCOVER_TIMEOUT_MS } from "./waits.ts";
 
@@ -282,6 +283,7 @@ export class ModernAnswerer implements HarnessAnswerer {
   constructor(
     channel: LineChannel,
     private readonly capabilities: Record<string, unknown>,
+    private readonly probe?: ProbeTemplate,
   ) {
     this.peer = new JsonRpcPeer(channel, "down-");
     this.peer.onRequest(async (method, params) => {
@@ -326,13 +328,7 @@ export class ModernAnswerer implements HarnessAnswerer {
     const list = await this.peer.request("tools/list", { _meta: this.meta() }, timeoutMs);
     if (list.error) throw new Error(`the relay refused tools/list: ${clip(JSON.stringify(list.error), 300)}`);
     this.noteShape(list.result);
-    const tools: any[] = (list.result as any)?.tools ?? [];
-    const tool = tools.find((t) => typeof t?.name === "string" && t.name.endsWith(PROBE_TOOL));
-    if (!tool)
-      throw new Error(
-        `the relay does not expose the upstream's ${PROBE_TOOL} tool (tools/list: ${clip(JSON.stringify(list), 300)})`,
-      );
-    this.probeTool = tool.name;
+    this.probeTool = findProbeTool(list, this.probe);
   }
 
   script(answer: Answer): void {
@@ -342,7 +338,7 @@ export class ModernAnswerer implements HarnessAnswerer {
   }
 
   async callProbe(caseKey: string, timeoutMs: number): Promise<JsonRpcResponse> {
-    const call = { name: this.probeTool, arguments: { caseKey } };
+    const call = probeCall(this.probe, this.probeTool, { caseKey });
     let response = await this.peer.request("tools/call", { ...call, _meta: this.meta() }, timeoutMs);
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const result = response.result;

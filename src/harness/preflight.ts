@@ -3,6 +3,7 @@ import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { InputError } from "../model/errors.ts";
 import type { TargetProfile } from "../model/target.ts";
 import { relayEnv } from "./env.ts";
+import { checkProbeTemplate, downstreamHeaders } from "./probe-call.ts";
 
 /** Script arguments the pre-flight checks exist (an interpreter's script: `node relays/x.mjs`). */
 const SCRIPT = /\.(?:[cm]?js|[cm]?ts|py|sh|rb|pl)$/;
@@ -33,10 +34,13 @@ function exists(path: string): boolean {
 /**
  * Checks, before any case runs, that the profile's command can be started: the program exists and is executable
  * (a bare name on the PATH the relay will get, a path relative to the profile's folder), the working folder exists,
- * and script arguments (`relays/x.mjs`) exist. A problem is the profile's: an InputError naming the command and
+ * and script arguments (`relays/x.mjs`) exist; the probe template renders and the downstream headers' environment
+ * variables are set. A problem is the profile's: an InputError naming the command and
  * the profile file (exit 2), instead of every case waiting out the start-up timeout.
  */
 export function preflightProfile(profile: TargetProfile, profileFile: string | undefined): void {
+  checkProbeTemplate(profile.probe, profileFile);
+  downstreamHeaders(profile, profileFile);
   const base = profileFile ? dirname(profileFile) : process.cwd();
   const cwd = profile.cwd ? (isAbsolute(profile.cwd) ? profile.cwd : resolve(base, profile.cwd)) : base;
   if (profile.cwd && !profile.cwd.includes("{{") && !exists(cwd))

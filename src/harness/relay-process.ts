@@ -13,6 +13,8 @@ const STDERR_TAIL = 4_000;
 export interface Placeholders {
   "upstream.command"?: string;
   "upstream.url"?: string;
+  "upstream.origin"?: string;
+  "upstream.path"?: string;
   port: string;
   tmp: string;
 }

@@ -251,8 +251,8 @@ export class RelaySession {
     // The answerer speaks the downstream's era (a case may pin it apart from the upstream's).
     const downstreamEra = this.options.downstreamEra ?? era;
     this.answerer = isModernEra(downstreamEra)
-      ? new ModernAnswerer(downstream.channel, this.options.capabilities)
-      : new ClientAnswerer(downstream.channel, downstreamEra, this.options.capabilities);
+      ? new ModernAnswerer(downstream.channel, this.options.capabilities, profile.probe)
+      : new ClientAnswerer(downstream.channel, downstreamEra, this.options.capabilities, profile.probe);
     this.step = "the relay to answer initialize and tools/list";
     await Promise.race([this.answerer.connect(profile.startupTimeoutMs), exited]);
     if (profile.answerer.kind === "review") {

@@ -3,8 +3,20 @@ import { EraSchema } from "./register.ts";
 
 const TransportSchema = z.enum(["stdio", "streamable-http", "sse"]);
 
-/** The placeholders a profile may use; `upstream.command` needs a stdio upstream, `upstream.url` an HTTP one. */
-export const PLACEHOLDERS = ["upstream.command", "upstream.url", "port", "tmp"] as const;
+/**
+ * The placeholders a profile may use; `upstream.command` needs a stdio upstream, the `upstream.url` family an HTTP
+ * one: `upstream.url` the full endpoint URL, `upstream.origin` its scheme, host and port alone (for a relay that wants
+ * a base URL), `upstream.path` its path (e.g. /mcp).
+ */
+export const PLACEHOLDERS = [
+  "upstream.command",
+  "upstream.url",
+  "upstream.origin",
+  "upstream.path",
+  "port",
+  "tmp",
+] as const;
+const HTTP_UPSTREAM_PLACEHOLDERS = new Set(["upstream.url", "upstream.origin", "upstream.path"]);
 const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
 
 /** What each `{{name}}` in a profile string that the profile cannot fill needed instead (a typo, or the wrong transport). */
@@ -19,9 +31,9 @@ export function badPlaceholders(text: string, upstream: z.infer<typeof Transport
       bad.push(
         `upstream.transport stdio for {{upstream.command}} (this profile's upstream is ${upstream}; use {{upstream.url}})`,
       );
-    else if (name === "upstream.url" && upstream === "stdio")
+    else if (HTTP_UPSTREAM_PLACEHOLDERS.has(name!) && upstream === "stdio")
       bad.push(
-        "an HTTP upstream (streamable-http or sse) for {{upstream.url}} (this profile's upstream is stdio; use {{upstream.command}})",
+        `an HTTP upstream (streamable-http or sse) for {{${name}}} (this profile's upstream is stdio; use {{upstream.command}})`,
       );
   }
   return bad;
@@ -34,11 +46,23 @@ export const TargetProfileSchema = z
     /** argv; items may hold {{upstream.command}}, {{upstream.url}}, {{port}}, {{tmp}}. */
     command: z.array(z.string()).min(1),
     downstream: z
-      .object({ transport: TransportSchema, url: z.string().optional() })
+      .object({
+        transport: TransportSchema,
+        url: z.string().optional(),
+        /**
+         * HTTP headers on every request to the relay (an auth token, an Origin), streamable-http and sse only.
+         * `${NAME}` in a value is the harness's environment variable NAME (a missing one is a profile error).
+         */
+        headers: z.record(z.string(), z.string()).optional(),
+      })
       .strict()
       .refine((d) => d.transport === "stdio" || d.url !== undefined, {
         message: "a url is required for streamable-http and sse",
         path: ["url"],
+      })
+      .refine((d) => d.transport !== "stdio" || d.headers === undefined, {
+        message: "headers only for an HTTP downstream (streamable-http or sse); this one is stdio",
+        path: ["headers"],
       }),
     upstream: z.object({ transport: TransportSchema }).strict(),
     /**
@@ -51,6 +75,16 @@ export const TargetProfileSchema = z
         z.object({ kind: z.literal("review"), url: z.string().min(1) }).strict(),
       ])
       .default({ kind: "client" }),
+    /**
+     * How the answerer calls the upstream's probe tool through a relay that does not expose it by name (a gateway
+     * with one tool of its own, e.g. a code-mode `execute`): the tool to call, and its arguments, whose string values
+     * are handlebars templates over `name` (the probe tool's name), `arguments` (its own arguments, `{{{json
+     * arguments}}}` as JSON) and `caseKey`. Default: the tool whose name ends with the probe's, with its own arguments.
+     */
+    probe: z
+      .object({ tool: z.string().min(1), arguments: z.record(z.string(), z.unknown()).default({}) })
+      .strict()
+      .optional(),
     eras: z.array(EraSchema).min(1).optional(),
     /** Extra environment for the relay, on top of the allowlisted variables (src/harness/env.ts). */
     env: z.record(z.string(), z.string()).default({}),
