@@ -81,8 +81,11 @@ export function socketChannel(socket: Socket, initial: Buffer | string = ""): Li
 }
 
 /**
- * Wraps a channel so every frame is recorded at the given end, relative to the relay. `session` labels the frames;
- * without it, a multiplexing channel's own connection labels are used.
+ * Wraps a channel so every frame is recorded at the given end, relative to the relay, once. `session` labels the
+ * frames; without it, a multiplexing channel's own connection labels are used. This is the one place frames are
+ * recorded, on every transport: what the harness sends as it hands it to the channel, and what the relay sends as
+ * the channel got it off the wire (`onRaw` when the channel has it: over HTTP, the bodies and SSE event data
+ * before the SDK parses them, garbage included; otherwise the lines `onLine` delivers, which on stdio are the wire).
  */
 export function recorded(
   channel: LineChannel,
@@ -90,6 +93,8 @@ export function recorded(
   end: Frame["end"],
   session?: string,
 ): LineChannel {
+  const raw = channel.onRaw !== undefined;
+  channel.onRaw?.((text, via) => recorder.record(end, "from-relay", text, session ?? via));
   return {
     send: (line) => {
       const sent = channel.send(line);
@@ -99,7 +104,7 @@ export function recorded(
     },
     onLine: (h) =>
       channel.onLine((line, via) => {
-        recorder.record(end, "from-relay", line, session ?? via);
+        if (!raw) recorder.record(end, "from-relay", line, session ?? via);
         h(line, via);
       }),
     onClose: (h) => channel.onClose(h),

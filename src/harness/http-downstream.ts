@@ -7,6 +7,10 @@ import { debug } from "./debug.ts";
 import type { HttpTransport } from "./http-upstream.ts";
 import type { LineChannel } from "./jsonrpc-peer.ts";
 import { LISTEN_POLL_MS, TERMINATE_SESSION_MS } from "./waits.ts";
+import { tapFetch } from "./wire-tap.ts";
+
+/** The reason a legacy SSE session ends with when the relay ends (or breaks) its event stream. */
+export const SSE_STREAM_CLOSED = "the relay closed the SSE stream";
 
 /**
  * Polls until something accepts TCP connections at the URL's host and port, at most `timeoutMs` (bounded: one
@@ -47,6 +51,12 @@ export async function waitForPort(
  * A request the relay refuses at the HTTP level closes the channel with the reason, as a dead stdio would.
  * The negotiated protocol version is handed to the transport (the MCP-Protocol-Version header) as soon as the
  * initialize result passes by.
+ *
+ * Frames from the relay are reported twice, on purpose, by two hooks: `onRaw` gets each one as it came over the
+ * wire, before the SDK parses it (`tapFetch`: SSE event data and JSON bodies, garbage included), and `onLine` gets
+ * what the SDK delivered. `recorded` records from `onRaw`, so each frame is in the evidence once, as sent.
+ * On legacy SSE the session lives on its one event stream: when the relay ends it, the channel closes with
+ * SSE_STREAM_CLOSED (the SDK would only try to reconnect, and the case would wait out its deadline).
  */
 // Long: one transport adapter: the SDK client transport, its frame recording and its close live in one closure.
 export async function httpDownstreamChannel(
@@ -56,22 +66,38 @@ export async function httpDownstreamChannel(
   headers?: Record<string, string>,
 ): Promise<{ channel: LineChannel; close(): Promise<void> }> {
   const target = new URL(url);
-  // The profile's headers (an auth token, an Origin) go on every request, the SSE stream's GET included.
-  const options = headers ? { requestInit: { headers } } : {};
-  const client =
-    transport === "sse"
-      ? new SSEClientTransport(target, options)
-      : new StreamableHTTPClientTransport(target, options);
   const lineHandlers: Array<(line: string) => void> = [];
+  const rawHandlers: Array<(raw: string) => void> = [];
   const closeHandlers: Array<(reason: string) => void> = [];
   const early: string[] = [];
+  const earlyRaw: string[] = [];
   const initializeIds = new Set<string>();
   let closedReason: string | undefined;
+  let started = false;
+  let streamEnded: string | undefined;
   const closeWith = (reason: string) => {
     if (closedReason !== undefined) return;
     closedReason = reason;
     for (const h of closeHandlers) h(reason);
   };
+  const fetch = tapFetch(transport, {
+    frame: (raw) => {
+      if (rawHandlers.length === 0) earlyRaw.push(raw);
+      else for (const h of rawHandlers) h(raw);
+    },
+    eventStreamEnded: (how) => {
+      debug(`downstream ${url}: the SSE event stream ${how}`);
+      streamEnded = `${SSE_STREAM_CLOSED} (the GET ${target.pathname} response ${how})`;
+      // Before start() resolved, the failed start says why; after, the session is over.
+      if (started) closeWith(streamEnded);
+    },
+  });
+  // The profile's headers (an auth token, an Origin) go on every request, the SSE stream's GET included.
+  const options = { fetch, ...(headers ? { requestInit: { headers } } : {}) };
+  const client =
+    transport === "sse"
+      ? new SSEClientTransport(target, options)
+      : new StreamableHTTPClientTransport(target, options);
 
   client.onmessage = (message: JSONRPCMessage) => {
     const m = message as Record<string, any>;
@@ -104,6 +130,8 @@ export async function httpDownstreamChannel(
   } finally {
     clearTimeout(timer);
   }
+  started = true;
+  if (streamEnded !== undefined) closeWith(streamEnded);
 
   let afterNotification: Promise<unknown> = Promise.resolve();
   const channel: LineChannel = {
@@ -129,6 +157,10 @@ export async function httpDownstreamChannel(
     onLine: (h) => {
       lineHandlers.push(h);
       for (const line of early.splice(0)) h(line);
+    },
+    onRaw: (h) => {
+      rawHandlers.push(h);
+      for (const raw of earlyRaw.splice(0)) h(raw);
     },
     onClose: (h) => {
       if (closedReason !== undefined) h(closedReason);

@@ -15,7 +15,10 @@ import type { JsonRpcId, LineChannel } from "./jsonrpc-peer.ts";
  * The transports only carry frames: each message is serialised with JSON.stringify on the way in and parsed on
  * the way out, so params and results reach the scripted upstream as the relay sent them. (They do parse every
  * frame with the SDK's JSON-RPC envelope schema first: a frame that is not JSON-RPC at all is refused with HTTP
- * 400 and never reaches the harness, and members of an error object other than code/message/data are dropped.)
+ * 400 and never reaches the scripted upstream, and members of an error object other than code/message/data are
+ * dropped.) The evidence does not depend on that parse: every POST body is read here first and reported through
+ * the channel's `onRaw` as it came over the wire (non-JSON, refused and unknown-session bodies included), and
+ * `recorded` records inbound frames from there.
  *
  * A relay may open several MCP sessions (mcp-remote opens a connection test before the session it proxies);
  * they are multiplexed onto the one channel, so that the scripted upstream answers whichever session speaks.
@@ -44,19 +47,24 @@ const isObject = (v: unknown): v is Record<string, any> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is JsonRpcId => typeof v === "string" || typeof v === "number";
 
-function reply(res: ServerResponse, status: number, message: string): void {
+function reply(res: ServerResponse, status: number, message: string, code = -32000): void {
   if (res.headersSent) return;
   res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message } }));
+  res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } }));
 }
 
 export class HttpUpstreamHost {
   readonly server: Server;
   url = "";
   private readonly sessions: UpstreamSession[] = [];
-  private readonly streamable = new Map<string, StreamableHTTPServerTransport>();
-  private readonly sse = new Map<string, SSEServerTransport>();
+  private readonly streamable = new Map<
+    string,
+    { transport: StreamableHTTPServerTransport; session: UpstreamSession }
+  >();
+  private readonly sse = new Map<string, { transport: SSEServerTransport; session: UpstreamSession }>();
   private readonly lineHandlers: Array<(line: string, via?: string) => void> = [];
+  private readonly rawHandlers: Array<(raw: string, via?: string) => void> = [];
+  private readonly earlyRaw: Array<[string, string | undefined]> = [];
   private readonly closeHandlers: Array<(reason: string) => void> = [];
   private readonly early: Array<[string, string]> = [];
   private readonly firstSession: Promise<void>;
@@ -70,6 +78,10 @@ export class HttpUpstreamHost {
     onLine: (h) => {
       this.lineHandlers.push(h);
       for (const [line, via] of this.early.splice(0)) h(line, via);
+    },
+    onRaw: (h) => {
+      this.rawHandlers.push(h);
+      for (const [raw, via] of this.earlyRaw.splice(0)) h(raw, via);
     },
     onClose: (h) => this.closeHandlers.push(h),
   };
@@ -147,34 +159,51 @@ export class HttpUpstreamHost {
     if (this.transport === "sse" && url.pathname === SSE_PATH && req.method === "GET")
       return this.openSse(res);
     if (this.transport === "sse" && url.pathname === SSE_MESSAGES_PATH && req.method === "POST") {
-      const transport = this.sse.get(url.searchParams.get("sessionId") ?? "");
-      if (!transport) return reply(res, 404, "Session not found");
-      return transport.handlePostMessage(req, res);
+      const known = this.sse.get(url.searchParams.get("sessionId") ?? "");
+      const text = await readText(req);
+      this.wire(text, known?.session.label);
+      if (!known) return reply(res, 404, "Session not found");
+      // The SDK parses the text itself (and answers 400 to what is not JSON-RPC), as if it had read the body.
+      return known.transport.handlePostMessage(req, res, text);
     }
     // OAuth discovery (/.well-known/…) and anything else: there is nothing here.
     res.writeHead(404).end();
   }
 
+  // Long: one request of the Streamable HTTP endpoint, from its raw body to the session it opens or belongs to.
   private async streamableRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const sessionId = req.headers["mcp-session-id"];
-    if (typeof sessionId === "string") {
-      const transport = this.streamable.get(sessionId);
-      if (!transport) return reply(res, 404, "Session not found");
-      return transport.handleRequest(req, res);
+    const known = typeof sessionId === "string" ? this.streamable.get(sessionId) : undefined;
+    if (req.method !== "POST") {
+      if (typeof sessionId !== "string") return reply(res, 400, "Bad Request: no session (initialize first)");
+      if (!known) return reply(res, 404, "Session not found");
+      return known.transport.handleRequest(req, res);
     }
-    if (req.method !== "POST") return reply(res, 400, "Bad Request: no session (initialize first)");
+    const text = await readText(req);
     let body: unknown;
+    let json = true;
     try {
-      body = JSON.parse(await readText(req));
+      body = JSON.parse(text);
     } catch {
-      return reply(res, 400, "Parse error: the body is not JSON");
+      json = false;
     }
-    const opens = (Array.isArray(body) ? body : [body]).some((m) => isObject(m) && m.method === "initialize");
-    if (!opens) return reply(res, 400, "Bad Request: no session (initialize first)");
+    if (typeof sessionId === "string") {
+      this.wire(text, known?.session.label);
+      if (!known) return reply(res, 404, "Session not found");
+      if (!json) return reply(res, 400, "Parse error: the body is not JSON", -32700);
+      return known.transport.handleRequest(req, res, body);
+    }
+    const opens =
+      json && (Array.isArray(body) ? body : [body]).some((m) => isObject(m) && m.method === "initialize");
+    if (!opens) {
+      this.wire(text);
+      if (!json) return reply(res, 400, "Parse error: the body is not JSON", -32700);
+      return reply(res, 400, "Bad Request: no session (initialize first)");
+    }
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        this.streamable.set(id, transport);
+        this.streamable.set(id, { transport, session });
       },
     });
     const session = this.addSession(
@@ -188,17 +217,18 @@ export class HttpUpstreamHost {
       session.open = false;
       if (transport.sessionId) this.streamable.delete(transport.sessionId);
     };
+    this.wire(text, session.label);
     await transport.start();
     await transport.handleRequest(req, res, body);
   }
 
   private async openSse(res: ServerResponse): Promise<void> {
     const transport = new SSEServerTransport(SSE_MESSAGES_PATH, res);
-    this.sse.set(transport.sessionId, transport);
     const session = this.addSession(
       (message) => transport.send(message),
       () => transport.close(),
     );
+    this.sse.set(transport.sessionId, { transport, session });
     transport.onmessage = (message) => this.inbound(session, message);
     transport.onerror = (error) => debug(`upstream ${session.label}: ${error.message}`);
     transport.onclose = () => {
@@ -219,6 +249,13 @@ export class HttpUpstreamHost {
     this.sessions.push(session);
     this.sessionOpened();
     return session;
+  }
+
+  /** A request body as it came over the wire, for the evidence (`onRaw`), before anything parses it. */
+  private wire(text: string, via?: string): void {
+    if (text.trim() === "") return;
+    if (this.rawHandlers.length === 0) this.earlyRaw.push([text, via]);
+    else for (const h of this.rawHandlers) h(text, via);
   }
 
   private inbound(session: UpstreamSession, message: JSONRPCMessage): void {

@@ -15,6 +15,12 @@ export interface LineChannel {
   send(line: string): unknown;
   /** `via`: on a channel that multiplexes several connections, the label of the one the line came from. */
   onLine(handler: (line: string, via?: string) => void): void;
+  /**
+   * Every frame from the relay as it came over the wire, before any parsing, including frames the transport then
+   * drops (HTTP: the SDK refuses what is not JSON-RPC). Only channels whose `onLine` delivers something other than
+   * the wire text have it; `recorded` then records inbound frames from here instead of from `onLine`.
+   */
+  onRaw?(handler: (raw: string, via?: string) => void): void;
   onClose(handler: (reason: string) => void): void;
 }
 

@@ -217,8 +217,30 @@ const ZOO: Array<{
     name: "sse-closes-mid-case",
     code: 1,
     status: "fail",
-    reason: /The upstream received no answer within \d+ ms; the answerer never answered/,
+    // The closed stream is named, at once: not a timeout once the case's deadline has passed.
+    reason:
+      /never answered: the relay closed the SSE stream \(the GET \/sse response ended\)\); the answerer never answered/,
     within: PROFILE("sse-closes-mid-case").caseTimeoutMs + 2 * KILL_GRACE_MS + FIXED_MS,
+  },
+  {
+    name: "http-garbage",
+    code: 1,
+    status: "fail",
+    reason: /The upstream received no answer within \d+ ms; the answerer never answered/,
+    within: PROFILE("http-garbage").caseTimeoutMs + 2 * KILL_GRACE_MS + FIXED_MS,
+    also(run) {
+      // The SDK's transport dropped both frames; the evidence of the failing case quotes them as sent.
+      const frames = roundtripEvidence(run).frames.filter(
+        (f) => f.end === "downstream" && f.dir === "from-relay",
+      );
+      expect(frames.map((f) => f.raw)).toContain(
+        "<html><body><h1>502 Bad Gateway</h1>hostile relay: upstream hiccup</body></html>",
+      );
+      expect(frames.map((f) => f.message)).toContainEqual({
+        hostile: "json, but not a JSON-RPC message",
+        jsonrpc: "1.0",
+      });
+    },
   },
   { name: "stderr-flood", code: 1, status: "pass", reason: /./ },
   { name: "ignores-sigterm", code: 1, status: "pass", reason: /./ },
