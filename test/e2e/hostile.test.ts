@@ -22,7 +22,7 @@ import { BIN, cliInProcess, ROOT, tempDir } from "../helpers/cli.ts";
 const ERA = "2025-11-25";
 const ROWS = "sampling-relay-roundtrip,sampling-result-schema,sampling-request-params-schema";
 /** Node start-up, loading, judging and writing on a loaded 2-core machine. */
-const FIXED_MS = 8_000;
+const FIXED_MS = 10_000;
 
 const work = tempDir("mcpx-conform-test-hostile-");
 afterAll(() => rmSync(work, { recursive: true, force: true }));
