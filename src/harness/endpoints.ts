@@ -1,15 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { PROJECT_ROOT } from "../model/load.ts";
 import type { TargetProfile } from "../model/target.ts";
 import { type ControlServer, childStdioChannel, recorded } from "./channels.ts";
 import type { FrameRecorder } from "./frames.ts";
-import { httpDownstreamChannel, waitForPort } from "./http-downstream.ts";
+import { httpDownstreamChannel } from "./http-downstream.ts";
 import { HttpUpstreamHost } from "./http-upstream.ts";
 import type { LineChannel } from "./jsonrpc-peer.ts";
 import { downstreamHeaders } from "./probe-call.ts";
 import { freePort, type Placeholders, RelayProcess } from "./relay-process.ts";
+import { LISTEN_POLL_MS } from "./waits.ts";
 
 const SHIM = join(PROJECT_ROOT, "src/harness/upstream-shim.mjs");
 
@@ -92,7 +94,7 @@ export async function launchRelay(
 
 /**
  * Connects the harness answerer to the relay's downstream side; every frame is recorded (labelled `session` when
- * several downstream sessions share one relay). HTTP: waits, at most startupTimeoutMs, for the relay to listen.
+ * several downstream sessions share one relay). HTTP: one attempt (see connectWhenReady for the retries).
  */
 export async function openDownstream(
   profile: TargetProfile,
@@ -112,7 +114,6 @@ export async function openDownstream(
       if (url === undefined) throw new Error(`a ${profile.downstream.transport} downstream needs a url`);
       // The relay's stdout carries no protocol here: drain it so that a chatty relay never blocks on a full pipe.
       relay.child.stdout.resume();
-      await waitForPort(new URL(url), profile.startupTimeoutMs, () => relay.exited);
       const http = await httpDownstreamChannel(
         profile.downstream.transport,
         url,
@@ -120,6 +121,44 @@ export async function openDownstream(
         downstreamHeaders(profile, undefined),
       );
       return { channel: recorded(http.channel, recorder, "downstream", session), close: http.close };
+    }
+  }
+}
+
+/** A refusal that means "not ready yet" (nothing listens, or a proxy's 502/503/504), not an answer. */
+const NOT_READY = /ECONNREFUSED|ECONNRESET|EPIPE|socket hang up|fetch failed|HTTP 50[234]\b|\b50[234]\b/;
+
+/**
+ * Opens the downstream and connects an answerer. Readiness is an answered initialize (2026-07-28: server/discover
+ * and tools/list), not an open port: over HTTP a relay that refuses the connection or answers 502/503/504 is tried
+ * again every LISTEN_POLL_MS until `deadline` (a relay that listens before it can serve is driven once it can). Any
+ * other refusal (a 401, a JSON-RPC error, a closed stream) is the relay's answer, at once.
+ */
+export async function connectWhenReady<A extends { connect(timeoutMs: number): Promise<void> }>(
+  open: () => Promise<{ channel: LineChannel; close(): Promise<void> }>,
+  make: (channel: LineChannel) => A,
+  options: {
+    http: boolean;
+    deadline: number;
+    gone: () => string | undefined;
+    waiting: (why: string) => void;
+  },
+): Promise<{ answerer: A; close(): Promise<void> }> {
+  for (;;) {
+    let close: (() => Promise<void>) | undefined;
+    try {
+      const downstream = await open();
+      close = downstream.close;
+      const answerer = make(downstream.channel);
+      await answerer.connect(Math.max(1, options.deadline - performance.now()));
+      return { answerer, close: downstream.close };
+    } catch (error) {
+      await close?.().catch(() => undefined);
+      const message = error instanceof Error ? error.message : String(error);
+      const again = options.http && NOT_READY.test(message) && options.gone() === undefined;
+      if (!again || performance.now() + LISTEN_POLL_MS >= options.deadline) throw error;
+      options.waiting(message);
+      await sleep(LISTEN_POLL_MS);
     }
   }
 }

@@ -13,35 +13,6 @@ import { tapFetch } from "./wire-tap.ts";
 export const SSE_STREAM_CLOSED = "the relay closed the SSE stream";
 
 /**
- * Polls until something accepts TCP connections at the URL's host and port, at most `timeoutMs` (bounded: one
- * attempt every 50 ms). `gone` reports why waiting is pointless (the relay exited), ending the wait early.
- */
-export async function waitForPort(
-  url: URL,
-  timeoutMs: number,
-  gone?: () => string | undefined,
-): Promise<void> {
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
-  const deadline = performance.now() + timeoutMs;
-  while (performance.now() < deadline) {
-    const why = gone?.();
-    if (why) throw new Error(`the relay ${why} before it listened on ${host}:${port}`);
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect({ host, port });
-      socket.once("connect", () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once("error", () => resolve(false));
-    });
-    if (open) return;
-    await sleep(LISTEN_POLL_MS);
-  }
-  throw new Error(`the relay did not listen on ${host}:${port} within ${timeoutMs} ms`);
-}
-
-/**
  * A client session on the relay's downstream side (Streamable HTTP or legacy SSE, through the SDK's client
  * transports) as a LineChannel: one JSON text per message each way.
  *
@@ -80,7 +51,7 @@ export async function httpDownstreamChannel(
     closedReason = reason;
     for (const h of closeHandlers) h(reason);
   };
-  const fetch = tapFetch(transport, {
+  const tapped = tapFetch(transport, {
     frame: (raw) => {
       if (rawHandlers.length === 0) earlyRaw.push(raw);
       else for (const h of rawHandlers) h(raw);
@@ -92,6 +63,13 @@ export async function httpDownstreamChannel(
       if (started) closeWith(streamEnded);
     },
   });
+  // The status of the relay's latest HTTP refusal: the SDK's error text leaves it out, the reason keeps it.
+  let refusedWith: number | undefined;
+  const fetch: typeof tapped = async (input, init) => {
+    const response = await tapped(input, init);
+    if (!response.ok) refusedWith = response.status;
+    return response;
+  };
   // The profile's headers (an auth token, an Origin) go on every request, the SSE stream's GET included.
   const options = { fetch, ...(headers ? { requestInit: { headers } } : {}) };
   const client =
@@ -149,7 +127,9 @@ export async function httpDownstreamChannel(
       const sent = afterNotification.then(() => client.send(message as JSONRPCMessage));
       sent.catch((error: Error) => {
         debug(`downstream ${url}: POST failed: ${error.message}`);
-        if (isRequest) closeWith(`the relay refused the ${message.method} request: ${error.message}`);
+        const status = refusedWith !== undefined ? ` (HTTP ${refusedWith})` : "";
+        if (isRequest)
+          closeWith(`the relay refused the ${message.method} request${status}: ${error.message}`);
       });
       if (typeof message.method === "string" && message.id === undefined)
         afterNotification = sent.catch(() => undefined);

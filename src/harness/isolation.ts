@@ -5,7 +5,7 @@ import type { TargetProfile } from "../model/target.ts";
 import { type Era, isModernEra } from "../protocol/eras.ts";
 import { ClientAnswerer } from "./answerer.ts";
 import { type ControlServer, recorded } from "./channels.ts";
-import { launchRelay, openDownstream, type UpstreamEndpoint } from "./endpoints.ts";
+import { connectWhenReady, launchRelay, openDownstream, type UpstreamEndpoint } from "./endpoints.ts";
 import { callProbeAndRace } from "./ends.ts";
 import { FrameRecorder } from "./frames.ts";
 import { withCanary } from "./instantiate.ts";
@@ -112,11 +112,18 @@ export async function runIsolationCase(
     const exited = running.whenExited("during start-up");
     const url = profile.downstream.url ? fillPlaceholders(profile.downstream.url, values) : undefined;
     const connect = async (session: string) => {
-      const downstream = await openDownstream(profile, running, url, recorder, session);
-      closers.push(downstream.close);
-      const answerer = new ClientAnswerer(downstream.channel, era, input.capabilities, profile.probe);
-      await answerer.connect(profile.startupTimeoutMs);
-      return answerer;
+      const connected = await connectWhenReady(
+        () => openDownstream(profile, running, url, recorder, session),
+        (channel) => new ClientAnswerer(channel, era, input.capabilities, profile.probe),
+        {
+          http: profile.downstream.transport !== "stdio",
+          deadline: performance.now() + profile.startupTimeoutMs,
+          gone: () => running.exited,
+          waiting: () => undefined,
+        },
+      );
+      closers.push(connected.close);
+      return connected.answerer;
     };
     asker = await Promise.race([connect(ASKER), exited]);
     bystander = await Promise.race([connect(BYSTANDER), exited]);

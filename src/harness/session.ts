@@ -5,7 +5,7 @@ import type { TargetProfile } from "../model/target.ts";
 import { type Era, isModernEra } from "../protocol/eras.ts";
 import { ClientAnswerer } from "./answerer.ts";
 import { type ControlServer, recorded } from "./channels.ts";
-import { launchRelay, openDownstream, type UpstreamEndpoint } from "./endpoints.ts";
+import { connectWhenReady, launchRelay, openDownstream, type UpstreamEndpoint } from "./endpoints.ts";
 import {
   callProbeAndRace,
   type HarnessAnswerer,
@@ -245,16 +245,33 @@ export class RelaySession {
     this.upstream.catch(() => undefined);
     const exited = this.relay.whenExited("during start-up");
     const url = profile.downstream.url ? fillPlaceholders(profile.downstream.url, values) : undefined;
-    this.step = profile.downstream.transport === "stdio" ? "the downstream" : `the relay to listen at ${url}`;
-    const downstream = await Promise.race([openDownstream(profile, this.relay, url, this.recorder), exited]);
-    this.closeDownstream = downstream.close;
+    const http = profile.downstream.transport !== "stdio";
+    this.step = http ? `the relay to listen at ${url}` : "the relay to answer initialize and tools/list";
     // The answerer speaks the downstream's era (a case may pin it apart from the upstream's).
     const downstreamEra = this.options.downstreamEra ?? era;
-    this.answerer = isModernEra(downstreamEra)
-      ? new ModernAnswerer(downstream.channel, this.options.capabilities, profile.probe)
-      : new ClientAnswerer(downstream.channel, downstreamEra, this.options.capabilities, profile.probe);
-    this.step = "the relay to answer initialize and tools/list";
-    await Promise.race([this.answerer.connect(profile.startupTimeoutMs), exited]);
+    const { capabilities } = this.options;
+    const connected = await Promise.race([
+      connectWhenReady(
+        () => openDownstream(profile, this.relay, url, this.recorder),
+        (channel) => {
+          this.answerer = isModernEra(downstreamEra)
+            ? new ModernAnswerer(channel, capabilities, profile.probe)
+            : new ClientAnswerer(channel, downstreamEra, capabilities, profile.probe);
+          return this.answerer;
+        },
+        {
+          http,
+          deadline: performance.now() + profile.startupTimeoutMs,
+          gone: () => this.relay.exited,
+          waiting: (why) => {
+            this.step = `the relay to be ready at ${url} (last: ${why.slice(0, 160)})`;
+            if (/ECONNREFUSED|fetch failed/.test(why)) this.step = `the relay to listen at ${url}`;
+          },
+        },
+      ),
+      exited,
+    ]);
+    this.closeDownstream = connected.close;
     if (profile.answerer.kind === "review") {
       const modelConnected = typeof this.options.capabilities.sampling === "object";
       this.reviewer = new Reviewer(

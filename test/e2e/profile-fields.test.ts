@@ -71,6 +71,15 @@ describe("profiles drive relays that need a header, a base URL or a probe templa
     expect(run.code).toBe(0);
   });
 
+  it("a gateway that answers 503 until it has warmed up is driven once it is ready (readiness is an answered initialize)", async () => {
+    const file = variant("header-protected", (p) => {
+      p.command.splice(p.command.indexOf("--"), 0, "--warm-up-ms", "1500");
+    });
+    made.push(file);
+    const run = await roundTrip(file);
+    expect(roundTripCell(run.results)?.status, run.stderr).toBe("pass");
+  });
+
   it("header-protected without its header: the relay refuses the session (401), no cell passes", async () => {
     const file = variant("header-protected", (p) => {
       delete p.downstream.headers;
