@@ -19,6 +19,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   run: ["fuzz", "harness", "judge", "matrix", "model", "protocol", "validator"],
   // cli starts the reference relay for `mcpx-conform relay` (a separate program; the harness never imports it)
   cli: ["run", "fuzz", "harness", "relay", "judge", "matrix", "model", "protocol", "validator"],
+  // the vitest entry point (mcpx-conform/vitest): the run pipeline as tests of a relay author's own suite
+  vitest: ["run", "model", "protocol"],
 };
 
 const SRC = resolve(import.meta.dirname, "../../src");
