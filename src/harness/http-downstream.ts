@@ -1,4 +1,3 @@
-import { connect } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -6,7 +5,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { debug } from "./debug.ts";
 import type { HttpTransport } from "./http-upstream.ts";
 import type { LineChannel } from "./jsonrpc-peer.ts";
-import { LISTEN_POLL_MS, TERMINATE_SESSION_MS } from "./waits.ts";
+import { TERMINATE_SESSION_MS } from "./waits.ts";
 import { tapFetch } from "./wire-tap.ts";
 
 /** The reason a legacy SSE session ends with when the relay ends (or breaks) its event stream. */

@@ -88,6 +88,12 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   ]);
 }
 
+/** The relay's final response to the probe call, as `{result}` or `{error}`. */
+function responseOf(call: { response: { result?: unknown; error?: unknown } }): unknown {
+  const { result, error } = call.response;
+  return error !== undefined ? { error } : { result };
+}
+
 /** A session that never started: the frames both ends saw and the relay's stderr, for the evidence. */
 export class SessionStartError extends Error {
   constructor(
@@ -301,6 +307,7 @@ export class RelaySession {
     let upstream: HarnessUpstream | undefined;
     let outcome: UpstreamOutcome;
     let released: Released | undefined;
+    let callEnd: ProbeCallEnd | undefined;
     try {
       upstream = await withTimeout(
         this.upstream!,
@@ -322,8 +329,9 @@ export class RelaySession {
       const first = await raced.first;
       if ("outcome" in first) {
         outcome = first.outcome;
-        await Promise.race([callP, sleep(CALL_END_GRACE_MS)]);
+        callEnd = await Promise.race([callP, sleep(CALL_END_GRACE_MS).then(() => undefined)]);
       } else {
+        callEnd = first.call;
         if (hooks.sessionFree && upstream.settle) {
           released = this.release(input, upstream);
           this.answerer.onWait = undefined;
@@ -339,7 +347,7 @@ export class RelaySession {
     if (this.relay.exited && outcome.kind !== "result" && outcome.kind !== "error") {
       outcome = { kind: "broken", detail: `the relay ${this.relay.exited}` };
     }
-    return this.output(input, outcome, { start, overlapping, released });
+    return this.output(input, outcome, { start, overlapping, released }, callEnd);
   }
 
   /** The case lets the session go while it settles: what both ends had seen of it so far is kept as it was. */
@@ -405,7 +413,12 @@ export class RelaySession {
   }
 
   /** What both ends saw during the case. */
-  private output(input: CaseRunInput, outcome: UpstreamOutcome, slice: Slice): CaseRunOutput {
+  private output(
+    input: CaseRunInput,
+    outcome: UpstreamOutcome,
+    slice: Slice,
+    callEnd: ProbeCallEnd | undefined,
+  ): CaseRunOutput {
     const seen = slice.released ?? {
       asked: [...this.answerer.asked],
       answered: this.answerer.answered,
@@ -421,6 +434,7 @@ export class RelaySession {
           : {}),
         declared: seen.declared,
         upstream: outcome,
+        ...(callEnd && "response" in callEnd ? { callResponse: responseOf(callEnd) } : {}),
       },
       frames: this.framesOf(input, slice),
       negotiated: { upstream: this.upstreamEnd?.negotiated ?? null, downstream: this.answerer.negotiated },

@@ -231,7 +231,33 @@ function extraChecks(e: Expectation, o: Observation): JudgeCheck[] {
           : `the relay ${declared ? "declared" : "did not declare"} ${pointer} to the upstream${declared === present ? "" : ` (expected ${present ? "present" : "absent"})`}`,
     });
   }
-  return checks;
+  return [...checks, ...callErrorChecks(e.callError, o)];
+}
+
+/** The relay's own answer to the answerer's probe call: an error with the rule's code and data members. */
+function callErrorChecks(expected: Expectation["callError"], o: Observation): JudgeCheck[] {
+  if (!expected) return [];
+  const response = o.callResponse as { error?: { code?: unknown; data?: unknown } } | undefined;
+  const error = response?.error;
+  const missing = (expected.dataHas ?? []).filter(
+    (p) => error?.data === undefined || !hasPointer(error.data, p),
+  );
+  const ok = error?.code === expected.code && missing.length === 0;
+  const got =
+    response === undefined
+      ? "no response to its call"
+      : error === undefined
+        ? "a result, not an error"
+        : `error ${String(error.code)}${error.data === undefined ? " without data" : ` with data ${clip(JSON.stringify(error.data))}`}`;
+  return [
+    {
+      id: "call-error",
+      ok,
+      detail: ok
+        ? `the answerer's call was answered with error ${expected.code}, data naming ${(expected.dataHas ?? []).join(", ") || "nothing required"}`
+        : `the answerer's call got ${got}; expected error ${expected.code}${missing.length ? ` with ${missing.join(", ")} in its data` : ""}`,
+    },
+  ];
 }
 
 function expectationChecks(e: Expectation, o: Observation): JudgeCheck[] {

@@ -73,6 +73,20 @@ const ExtraChecks = {
   declaredUpstream: z
     .record(z.string().regex(/^(\/[^/]*)+$/, "a JSON pointer such as /sampling/tools"), z.boolean())
     .optional(),
+  /**
+   * The relay's own response to the answerer's probe call (the relay as the answerer's server) must be an error
+   * with this code and, with `dataHas`, these JSON pointers present in its `data` (e.g. -32021 with
+   * /requiredCapabilities/sampling).
+   */
+  callError: z
+    .object({
+      code: z.number().int(),
+      dataHas: z
+        .array(z.string().regex(/^(\/[^/]*)+$/, "a JSON pointer such as /requiredCapabilities"))
+        .optional(),
+    })
+    .strict()
+    .optional(),
 };
 
 /** What the reviewer at a relay's review surface does at each stage (targets whose answerer is `review`). */

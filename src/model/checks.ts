@@ -45,6 +45,11 @@ export const CHECK_CATALOGUE = {
     proves: "2026-07-28: the upstream got no response for the input",
     rule: "sampling-mrtr-no-per-input-error",
   },
+  "call-error": {
+    proves:
+      "the relay answered the answerer's own call with the error the rule assigns (its code and data members)",
+    rule: "sampling-mrtr-server-missing-capability-error",
+  },
   "answerer-asked": { proves: "the answerer (or the reviewer) was asked", rule: "case expectation: asked" },
   "answerer-not-asked": {
     proves: "nobody on the answering side was asked about a request that had to be refused first",

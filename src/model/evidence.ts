@@ -91,6 +91,8 @@ export const ObservationSchema = z.object({
   declared: z.unknown().optional(),
   /** What the answerer replied (result or error), when it replied. */
   answered: z.unknown().optional(),
+  /** The relay's final response to the answerer's probe call (`{result}` or `{error}`), when one came. */
+  callResponse: z.unknown().optional(),
   upstream: UpstreamOutcomeSchema,
   /**
    * Other downstream sessions on the same relay (session-isolation cases): what each was asked and answered. The

@@ -47,7 +47,8 @@ describe("the probe call and downstream headers a profile describes", () => {
     );
   });
 
-  it("substitutes ${NAME} in headers from the environment; an unset one is the profile's error", () => {
+  it("substitutes environment variables in headers; an unset one is the profile's error", () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the profile's own ${NAME} syntax, not a JS template
     const p = profile({ transport: "sse", url: "http://x/sse", headers: { Authorization: "Bearer ${TOK}" } });
     expect(downstreamHeaders(p, "p.yaml", { TOK: "abc" })).toEqual({ Authorization: "Bearer abc" });
     expect(() => downstreamHeaders(p, "p.yaml", {})).toThrow(/TOK to be set/);
