@@ -6,8 +6,8 @@
  * Cost per call, all linear in the size of the value:
  * 1. structure: an allocation-free pre-check mirroring the era's zod schema (fast.ts); only when it fails does
  *    the value go through zod `safeParse` (the authority), whose issues are classified into findings (issues.ts);
- * 2. one pass over the messages/blocks for the rules zod cannot express (tool-loop pairing, capabilities,
- *    result vs request) (pairing.ts).
+ * 2. the rules zod cannot express (tool-loop pairing, capabilities, result vs request) (pairing.ts); the tool
+ *    loop runs inside the pre-check's walk, so a legal request's messages are read once.
  */
 import { type Era, isModernEra } from "../protocol/eras.ts";
 import { requestParamsOk, resultOk } from "./fast.ts";
