@@ -126,8 +126,16 @@ function modelPreferencesOk(v: unknown): boolean {
   return optUnit(v.costPriority) && optUnit(v.speedPriority) && optUnit(v.intelligencePriority);
 }
 
-/** True when `createMessageRequestParams` of the era would accept `p`. */
-export function requestParamsOk(p: unknown, f: EraFeatures): boolean {
+/** Sees each message right after it passed, while it is still in cache (the validator's tool-loop pass). */
+export interface MessageVisitor {
+  visit(message: unknown, index: number): void;
+}
+
+/**
+ * True when `createMessageRequestParams` of the era would accept `p`. `each`, if given, visits messages 0, 1, 2…
+ * in order as they pass; a `false` may come after some or all of them were visited.
+ */
+export function requestParamsOk(p: unknown, f: EraFeatures, each?: MessageVisitor): boolean {
   if (!isJsonObject(p)) return false;
   const ms = p.messages;
   if (!Array.isArray(ms)) return false;
@@ -135,6 +143,7 @@ export function requestParamsOk(p: unknown, f: EraFeatures): boolean {
     const m = ms[i];
     if (!isJsonObject(m) || !isRole(m.role) || !samplingContentOk(m.content, f)) return false;
     if (f.tools && !optObj(m._meta)) return false;
+    each?.visit(m, i);
   }
   if (!isNum(p.maxTokens) || !Number.isInteger(p.maxTokens)) return false;
   if (!modelPreferencesOk(p.modelPreferences)) return false;

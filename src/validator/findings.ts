@@ -43,6 +43,17 @@ export class Collector {
     (info.level === "MUST" ? this.errors : this.warnings).push(finding);
   }
 
+  /** How many findings there are so far, for `rollback`. */
+  mark(): { errors: number; warnings: number } {
+    return { errors: this.errors.length, warnings: this.warnings.length };
+  }
+
+  /** Drops the findings added since `mark` (a tentative pass that is redone). */
+  rollback(mark: { errors: number; warnings: number }): void {
+    this.errors.length = mark.errors;
+    this.warnings.length = mark.warnings;
+  }
+
   verdict(): Verdict {
     const first = this.errors[0];
     return {

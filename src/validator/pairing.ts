@@ -33,16 +33,33 @@ function typeOf(block: unknown): unknown {
 /**
  * Checks the tool loop of `messages` (the value of params.messages). `base` is the pointer of the array.
  */
-// Long: the tool-loop rules are one linear pass over the messages; splitting it would split their shared state.
 export function checkToolLoop(messages: readonly unknown[], out: Collector, base = "/messages"): void {
-  // The previous message's tool_use ids (id → block index), when it was an assistant message holding any.
-  let pending: Map<string, number> | null = null;
-  let pendingPtr = "";
-  let pendingIsArray = false;
+  const loop = new ToolLoop(out, base);
+  for (let i = 0; i < messages.length; i++) loop.visit(messages[i], i);
+  loop.end();
+}
 
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
-    const ptr = `${base}/${i}`;
+/**
+ * The same pass one message at a time, so the validator can run it inside the structural pre-check's own walk
+ * (each message is read once while it is in cache). `visit` must be called for messages 0, 1, 2… in order, then
+ * `end`. Allocates nothing per message on a legal loop but for the id Map/Set of each round; pointers are built
+ * only for findings.
+ */
+export class ToolLoop {
+  /** The previous message's tool_use ids (id → block index), when it was an assistant message holding any. */
+  private pending: Map<string, number> | null = null;
+  private pendingIndex = -1;
+  private pendingIsArray = false;
+
+  constructor(
+    private readonly out: Collector,
+    private readonly base = "/messages",
+  ) {}
+
+  // Long: the tool-loop rules share one message's state (pending ids, first result/other block); split, they re-read it.
+  visit(m: unknown, i: number): void {
+    const out = this.out;
+    const pending = this.pending;
     const role = isJsonObject(m) ? m.role : undefined;
     const content = isJsonObject(m) ? m.content : undefined;
     const isArray = Array.isArray(content);
@@ -64,7 +81,7 @@ export function checkToolLoop(messages: readonly unknown[], out: Collector, base
           if (matched.has(id)) {
             out.add(
               "message.duplicate-tool-id",
-              `${blockPointer(ptr, isArray, j)}/toolUseId`,
+              `${blockPointer(this.ptr(i), isArray, j)}/toolUseId`,
               `a second tool_result answers tool_use ${JSON.stringify(id)}`,
             );
           } else {
@@ -73,12 +90,12 @@ export function checkToolLoop(messages: readonly unknown[], out: Collector, base
         } else {
           out.add(
             "message.tool-result-unmatched",
-            `${blockPointer(ptr, isArray, j)}/toolUseId`,
+            `${blockPointer(this.ptr(i), isArray, j)}/toolUseId`,
             pending === null
               ? `tool_result ${JSON.stringify(id)} does not follow an assistant message with tool_use blocks`
               : role !== "user"
                 ? `tool_result ${JSON.stringify(id)} is in a ${describeRole(role)} message; results go in the user message that follows the tool_use`
-                : `tool_result ${JSON.stringify(id)} matches no tool_use of the previous message (${pendingPtr})`,
+                : `tool_result ${JSON.stringify(id)} matches no tool_use of the previous message (${this.ptr(this.pendingIndex)})`,
           );
         }
       } else {
@@ -91,7 +108,7 @@ export function checkToolLoop(messages: readonly unknown[], out: Collector, base
             if (next.has(id)) {
               out.add(
                 "message.duplicate-tool-id",
-                `${blockPointer(ptr, isArray, j)}/id`,
+                `${blockPointer(this.ptr(i), isArray, j)}/id`,
                 `tool_use id ${JSON.stringify(id)} repeats block ${next.get(id)} of the same message`,
               );
             } else {
@@ -100,7 +117,7 @@ export function checkToolLoop(messages: readonly unknown[], out: Collector, base
           } else if (role === "user") {
             out.add(
               "message.tool-use-role",
-              blockPointer(ptr, isArray, j),
+              blockPointer(this.ptr(i), isArray, j),
               "tool_use in a user message: tool use requests come from the assistant",
             );
           }
@@ -111,7 +128,7 @@ export function checkToolLoop(messages: readonly unknown[], out: Collector, base
     if (role === "user" && firstResult >= 0 && firstOther >= 0) {
       out.add(
         "message.tool-result-only",
-        blockPointer(ptr, isArray, firstOther),
+        blockPointer(this.ptr(i), isArray, firstOther),
         `a user message with tool_result blocks holds a ${describeType(typeOf(blockAt(content, isArray, firstOther)))} block too; it must hold only tool_results`,
       );
     }
@@ -121,27 +138,33 @@ export function checkToolLoop(messages: readonly unknown[], out: Collector, base
         if (matched?.has(id)) continue;
         out.add(
           "message.tool-result-missing",
-          `${blockPointer(pendingPtr, pendingIsArray, j)}`,
+          `${blockPointer(this.ptr(this.pendingIndex), this.pendingIsArray, j)}`,
           role === "user"
-            ? `tool_use ${JSON.stringify(id)} has no tool_result in the next message (${ptr})`
-            : `tool_use ${JSON.stringify(id)} is followed by a ${describeRole(role)} message (${ptr}), not by a user message of tool_results`,
+            ? `tool_use ${JSON.stringify(id)} has no tool_result in the next message (${this.ptr(i)})`
+            : `tool_use ${JSON.stringify(id)} is followed by a ${describeRole(role)} message (${this.ptr(i)}), not by a user message of tool_results`,
         );
       }
     }
 
-    pending = next;
-    pendingPtr = ptr;
-    pendingIsArray = isArray;
+    this.pending = next;
+    this.pendingIndex = i;
+    this.pendingIsArray = isArray;
   }
 
-  if (pending) {
-    for (const [id, j] of pending) {
-      out.add(
+  /** After the last message: a tool_use round left open is unanswered. */
+  end(): void {
+    if (!this.pending) return;
+    for (const [id, j] of this.pending) {
+      this.out.add(
         "message.tool-result-missing",
-        blockPointer(pendingPtr, pendingIsArray, j),
+        blockPointer(this.ptr(this.pendingIndex), this.pendingIsArray, j),
         `tool_use ${JSON.stringify(id)} is not answered: the request ends with this assistant message`,
       );
     }
+  }
+
+  private ptr(i: number): string {
+    return `${this.base}/${i}`;
   }
 }
 

@@ -6,14 +6,14 @@
  * Cost per call, all linear in the size of the value:
  * 1. structure: an allocation-free pre-check mirroring the era's zod schema (fast.ts); only when it fails does
  *    the value go through zod `safeParse` (the authority), whose issues are classified into findings (issues.ts);
- * 2. one pass over the messages/blocks for the rules zod cannot express (tool-loop pairing, capabilities,
- *    result vs request) (pairing.ts).
+ * 2. the rules zod cannot express (tool-loop pairing, capabilities, result vs request) (pairing.ts); the tool
+ *    loop runs inside the pre-check's walk, so a legal request's messages are read once.
  */
 import { type Era, isModernEra } from "../protocol/eras.ts";
 import { requestParamsOk, resultOk } from "./fast.ts";
 import { Collector, escapeToken } from "./findings.ts";
 import { reportRequestIssues, reportResultIssues } from "./issues.ts";
-import { checkToolLoop, scanResultContent } from "./pairing.ts";
+import { checkToolLoop, scanResultContent, ToolLoop } from "./pairing.ts";
 import { isJsonObject, SCHEMAS } from "./schemas.ts";
 import type { RequestContext, ResultContext, SamplingCapabilities, Verdict } from "./types.ts";
 
@@ -23,13 +23,20 @@ const INPUT_METHODS = new Set([SAMPLING, "elicitation/create", "roots/list"]);
 
 function requestInto(params: unknown, ctx: RequestContext, out: Collector): void {
   const schemas = SCHEMAS[ctx.era];
-  if (!requestParamsOk(params, schemas.features)) {
+  const tools = schemas.features.tools;
+  // The tool loop runs inside the pre-check's walk: one pass over the messages instead of two, which is what
+  // keeps the cost per message flat once a long loop no longer fits in the CPU cache.
+  const mark = out.mark();
+  const loop = tools ? new ToolLoop(out) : undefined;
+  if (requestParamsOk(params, schemas.features, loop)) {
+    loop?.end();
+  } else {
+    out.rollback(mark); // schema findings come first: redo the tool loop after them
     const parsed = schemas.createMessageRequestParams.safeParse(params);
     if (!parsed.success) reportRequestIssues(parsed.error.issues, params, ctx.era, out);
+    if (tools && isJsonObject(params) && Array.isArray(params.messages)) checkToolLoop(params.messages, out);
   }
-  if (!isJsonObject(params) || !schemas.features.tools) return;
-
-  if (Array.isArray(params.messages)) checkToolLoop(params.messages, out);
+  if (!isJsonObject(params) || !tools) return;
   checkCapabilities(params, ctx.capabilities, out);
 }
 
