@@ -4,6 +4,7 @@ import type { Frame, Observation, UpstreamOutcome } from "../model/evidence.ts";
 import type { TargetProfile } from "../model/target.ts";
 import { type Era, isModernEra } from "../protocol/eras.ts";
 import { ClientAnswerer } from "./answerer.ts";
+import { Broker } from "./broker.ts";
 import { type ControlServer, recorded } from "./channels.ts";
 import { launchRelay, openDownstream, type UpstreamEndpoint } from "./endpoints.ts";
 import {
@@ -148,7 +149,8 @@ export class RelaySession {
   private readonly tmp: string;
   private endpoint: UpstreamEndpoint | undefined;
   private closeDownstream: (() => Promise<void>) | undefined;
-  private reviewer: Reviewer | undefined;
+  /** The person at the relay's review surface, or the agent at its broker (targets whose answerer is one). */
+  private reviewer: Reviewer | Broker | undefined;
   /** Cases released while they settle (2026-07-28), with the requestState of each: their late frames are theirs. */
   private readonly settling = new Map<string, string | undefined>();
 
@@ -255,13 +257,16 @@ export class RelaySession {
       : new ClientAnswerer(downstream.channel, downstreamEra, this.options.capabilities);
     this.step = "the relay to answer initialize and tools/list";
     await Promise.race([this.answerer.connect(profile.startupTimeoutMs), exited]);
+    const modelConnected = typeof this.options.capabilities.sampling === "object";
     if (profile.answerer.kind === "review") {
-      const modelConnected = typeof this.options.capabilities.sampling === "object";
       this.reviewer = new Reviewer(
         fillPlaceholders(profile.answerer.url, values),
         modelConnected,
         this.recorder,
       );
+    } else if (profile.answerer.kind === "broker") {
+      const context = { values: { ...values }, cwd: this.relay.cwd, env: this.relay.env };
+      this.reviewer = new Broker(profile.answerer, context, modelConnected, this.recorder);
     }
   }
 
