@@ -12,9 +12,12 @@ export class BrokerFieldError extends Error {
   constructor(
     readonly field: string,
     readonly pointer: string,
-    readonly doc: unknown,
+    /** The deepest prefix of the pointer that holds a value, and that value: what was there instead. */
+    readonly found: { at: string; value: unknown },
   ) {
-    super(`${field}: no value at JSON pointer ${JSON.stringify(pointer)} in ${quote(doc)}`);
+    super(
+      `${field}: no value at JSON pointer ${JSON.stringify(pointer)} (${found.at === "" ? "the document" : found.at} is ${quote(found.value)})`,
+    );
   }
 }
 
@@ -28,13 +31,15 @@ export function quote(value: unknown, max = 200): string {
 export function pointerGet(doc: unknown, pointer: string, field: string): unknown {
   if (pointer === "") return doc;
   let here: unknown = doc;
+  let at = "";
   for (const raw of pointer.slice(1).split("/")) {
     const token = raw.replace(/~1/g, "/").replace(/~0/g, "~");
     if (Array.isArray(here) && /^(0|[1-9]\d*)$/.test(token) && Number(token) < here.length)
       here = here[Number(token)];
     else if (here !== null && typeof here === "object" && !Array.isArray(here) && Object.hasOwn(here, token))
       here = (here as Record<string, unknown>)[token];
-    else throw new BrokerFieldError(field, pointer, doc);
+    else throw new BrokerFieldError(field, pointer, { at, value: here });
+    at += `/${raw}`;
   }
   return here;
 }

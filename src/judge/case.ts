@@ -273,15 +273,19 @@ function deliveredChecks(e: Outcome<"delivered">, o: Observation): JudgeCheck[] 
   }
   const edit = requestEdit(o);
   for (const r of (o.reviews ?? []).filter((x) => x.stage === "request")) {
-    const d = firstDifference(o.sent, r.question.request);
+    // Like the answerer's request: judged where the case's rule is about the request (its `unchanged` pointers);
+    // elsewhere a difference is recorded (a review case judges the whole request it showed under review-request).
     const where = "shown" in r.question ? "the broker" : "the review surface";
+    const inScope = scopedDifference(e.unchanged ?? [], "request", o.sent, r.question.request);
+    const d = inScope ?? firstDifference(o.sent, r.question.request);
     checks.push({
       id: "review-request-unchanged",
-      ok: d === null,
+      ok: inScope === null,
+      ...(inScope === null && d !== null ? { level: "info" as const } : {}),
       detail:
         d === null
           ? `${where} showed the request unchanged`
-          : `${where} showed a request that differs at ${d}`,
+          : `${where} showed a request that differs at ${d}${inScope === null ? ", which this case's rule is not about" : ""}`,
     });
   }
   if (o.asked.length > 0) {
