@@ -46,6 +46,9 @@ export class RelayProcess {
   /** The profile's env values (filled): never shown, whatever the relay prints. */
   private readonly secrets: string[];
   exited: string | undefined;
+  /** Where the relay runs and with what environment (a broker's command lines run the same way). */
+  readonly cwd: string;
+  readonly env: Record<string, string>;
 
   constructor(profile: TargetProfile, profileFile: string | undefined, values: Placeholders) {
     const base = profileFile ? dirname(profileFile) : process.cwd();
@@ -56,6 +59,8 @@ export class RelayProcess {
     );
     this.secrets = Object.values(extra);
     const env = relayEnv(profile, extra);
+    this.cwd = cwd;
+    this.env = env;
     // Relative program paths resolve against the profile's folder (a bare name is looked up on PATH).
     const program = argv[0]!.includes("/") && !isAbsolute(argv[0]!) ? resolve(base, argv[0]!) : argv[0]!;
     // A process group of its own, so that stop() reaches the relay's children too.

@@ -7,9 +7,17 @@ export interface ReviewRecord {
   stage: "request" | "response";
   /** The question as the surface showed it. */
   question: Record<string, unknown>;
-  decision: { action: "approve" | "answer" | "decline" | "none"; params?: unknown; result?: unknown };
-  /** HTTP status of the decision (422 means the relay refused an illegal edit or answer). */
+  decision: {
+    action: "approve" | "answer" | "decline" | "cancel" | "none";
+    params?: unknown;
+    result?: unknown;
+    /** Why the decision could not be carried out as made (a broker without that call, a call that failed). */
+    note?: string;
+  };
+  /** HTTP status of the decision (422 means the relay refused an illegal edit or answer); a command's exit code. */
   status?: number;
+  /** What a broker recorded for the question once answered (its `recorded` call), when the profile declares one. */
+  recorded?: unknown;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Frame, Observation, UpstreamOutcome } from "../model/evidence.ts";
 import type { TargetProfile } from "../model/target.ts";
 import { type Era, isModernEra } from "../protocol/eras.ts";
 import { ClientAnswerer } from "./answerer.ts";
+import { Broker } from "./broker.ts";
 import { type ControlServer, recorded } from "./channels.ts";
 import { connectWhenReady, launchRelay, openDownstream, type UpstreamEndpoint } from "./endpoints.ts";
 import {
@@ -154,7 +155,8 @@ export class RelaySession {
   private readonly tmp: string;
   private endpoint: UpstreamEndpoint | undefined;
   private closeDownstream: (() => Promise<void>) | undefined;
-  private reviewer: Reviewer | undefined;
+  /** The person at the relay's review surface, or the agent at its broker (targets whose answerer is one). */
+  private reviewer: Reviewer | Broker | undefined;
   /** Cases released while they settle (2026-07-28), with the requestState of each: their late frames are theirs. */
   private readonly settling = new Map<string, string | undefined>();
 
@@ -278,13 +280,16 @@ export class RelaySession {
       exited,
     ]);
     this.closeDownstream = connected.close;
+    const modelConnected = typeof this.options.capabilities.sampling === "object";
     if (profile.answerer.kind === "review") {
-      const modelConnected = typeof this.options.capabilities.sampling === "object";
       this.reviewer = new Reviewer(
         fillPlaceholders(profile.answerer.url, values),
         modelConnected,
         this.recorder,
       );
+    } else if (profile.answerer.kind === "broker") {
+      const context = { values: { ...values }, cwd: this.relay.cwd, env: this.relay.env };
+      this.reviewer = new Broker(profile.answerer, context, modelConnected, this.recorder);
     }
   }
 

@@ -63,6 +63,15 @@ export const REVIEW_POLL_MS = scaled(20);
 /** Any other review-surface request (a decision, a plain poll) that takes longer than this is abandoned. */
 export const REVIEW_REQUEST_TIMEOUT_MS = scaled(2_000);
 
+// --- broker answerer (broker.ts) ---
+
+/** A broker has no signal for a new question (its list is read, not waited on): its HTTP list is read this often. */
+export const BROKER_POLL_MS = scaled(25);
+/** A broker listed by a command line (a process per look, e.g. `mcpx elicit list`) is read this often. */
+export const BROKER_COMMAND_POLL_MS = scaled(150);
+/** Any one broker call (an HTTP request or a command line) that takes longer than this is abandoned. */
+export const BROKER_CALL_TIMEOUT_MS = scaled(3_000);
+
 // --- HTTP transports (http-downstream.ts) ---
 
 /** How often start-up tries to connect to a relay's HTTP port until it listens. */

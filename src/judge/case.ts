@@ -10,6 +10,7 @@ import { type DeliveredChannel, type RowRef, rowForRule } from "./attribution.ts
 import { firstDifference, hasPointer, valueAt } from "./json-diff.ts";
 import { hasMeaning, stackedPrefixes } from "./meanings.ts";
 import { type MrtrWireCheck, mrtrRetryChecks } from "./mrtr-wire.ts";
+import { reviewChecks } from "./review-shown.ts";
 
 /**
  * The one place a case's verdict is decided: from what each end of the relay actually saw, never from
@@ -139,50 +140,8 @@ function requestEdit(o: Observation): unknown {
   )?.decision.params;
 }
 
-/** What a review question must show so that a person can judge it. */
-function reviewChecks(stages: Array<"request" | "response">, o: Observation): JudgeCheck[] {
-  const checks: JudgeCheck[] = [];
-  const sent = (o.sent ?? {}) as Record<string, unknown>;
-  for (const stage of stages) {
-    const record = (o.reviews ?? []).find((r) => r.stage === stage);
-    if (!record) {
-      checks.push({
-        id: `review-${stage}`,
-        ok: false,
-        detail: `the review surface never showed the ${stage}`,
-      });
-      continue;
-    }
-    const q = record.question as Record<string, any>;
-    const missing: string[] = [];
-    if (typeof q.server?.name !== "string" || q.server.name === "") missing.push("which server asks");
-    const shown = stage === "request" ? sent : ((requestEdit(o) ?? sent) as Record<string, unknown>);
-    if (firstDifference(q.show?.messages, shown.messages) !== null) missing.push("every message unchanged");
-    if (firstDifference(q.show?.systemPrompt ?? null, shown.systemPrompt ?? null) !== null)
-      missing.push("the system prompt");
-    if (stage === "request") {
-      const skeleton = q.resultSkeleton ?? {};
-      if (!("role" in skeleton && "content" in skeleton && "model" in skeleton))
-        missing.push("a CreateMessageResult skeleton");
-    } else {
-      const model = (o.modelAnswered as { result?: unknown } | undefined)?.result;
-      if (model === undefined || firstDifference(q.response, model) !== null)
-        missing.push("the model's response unchanged");
-    }
-    checks.push({
-      id: `review-${stage}`,
-      ok: missing.length === 0,
-      detail:
-        missing.length === 0
-          ? `the review surface showed the ${stage} with the server, system prompt, messages and ${stage === "request" ? "a result skeleton" : "the model's response"}`
-          : `the review surface showed the ${stage} without ${missing.join(", ")}`,
-    });
-  }
-  return checks;
-}
-
-function extraChecks(e: Expectation, o: Observation): JudgeCheck[] {
-  const checks: JudgeCheck[] = [...reviewChecks(e.reviewed ?? [], o)];
+function extraChecks(e: Expectation, o: Observation, era: Era): JudgeCheck[] {
+  const checks: JudgeCheck[] = [...reviewChecks(e.reviewed ?? [], o, era, requestEdit(o))];
   if (e.modelAsked !== undefined) {
     const n = o.asked.length;
     checks.push({
@@ -260,8 +219,8 @@ function callErrorChecks(expected: Expectation["callError"], o: Observation): Ju
   ];
 }
 
-function expectationChecks(e: Expectation, o: Observation): JudgeCheck[] {
-  return [...outcomeChecks(e, o), ...extraChecks(e, o)];
+function expectationChecks(e: Expectation, o: Observation, era: Era): JudgeCheck[] {
+  return [...outcomeChecks(e, o), ...extraChecks(e, o, era)];
 }
 
 /** The first difference between two documents inside the pointers a case names (under /request or /result). */
@@ -340,14 +299,19 @@ function deliveredChecks(e: Outcome<"delivered">, o: Observation): JudgeCheck[] 
   }
   const edit = requestEdit(o);
   for (const r of (o.reviews ?? []).filter((x) => x.stage === "request")) {
-    const d = firstDifference(o.sent, r.question.request);
+    // Like the answerer's request: judged where the case's rule is about the request (its `unchanged` pointers);
+    // elsewhere a difference is recorded (a review case judges the whole request it showed under review-request).
+    const where = "shown" in r.question ? "the broker" : "the review surface";
+    const inScope = scopedDifference(e.unchanged ?? [], "request", o.sent, r.question.request);
+    const d = inScope ?? firstDifference(o.sent, r.question.request);
     checks.push({
       id: "review-request-unchanged",
-      ok: d === null,
+      ok: inScope === null,
+      ...(inScope === null && d !== null ? { level: "info" as const } : {}),
       detail:
         d === null
-          ? "the review surface showed the request unchanged"
-          : `the review surface showed a request that differs at ${d}`,
+          ? `${where} showed the request unchanged`
+          : `${where} showed a request that differs at ${d}${inScope === null ? ", which this case's rule is not about" : ""}`,
     });
   }
   if (o.asked.length > 0) {
@@ -628,7 +592,7 @@ export function judgeCase(input: JudgeInput): CaseVerdict {
   ];
   let best: { checks: Check[]; must: number; advisory: number } | undefined;
   for (const e of applicable) {
-    const own = [...expectationChecks(e, o), ...expiryTimingCheck(e, input), ...common];
+    const own = [...expectationChecks(e, o, input.era), ...expiryTimingCheck(e, input), ...common];
     const checks = [...own, ...reliedChecks(input, own)];
     const must = mustFailures(checks);
     const advisory = advisoryFailures(checks);

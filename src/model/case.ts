@@ -62,8 +62,9 @@ const ExtraChecks = {
    * 2026-07-28: in the request's _meta), each mapped to whether it must be present.
    */
   /**
-   * The review surface must have shown these stages, each with the server's name, the system prompt, every
-   * message and a result skeleton (request) or the model's response (response). Review targets only.
+   * The review surface (or broker) must have shown these stages, each with the server's name, the system prompt and
+   * every message's text; a request with the full request and an answer skeleton the reference validator accepts, a
+   * response with the model's response (src/judge/review-shown.ts). Review and broker targets only.
    */
   reviewed: z.array(z.enum(["request", "response"])).optional(),
   /** The model downstream must have been asked with exactly the reviewer's edited request. */

@@ -57,7 +57,7 @@ export const CHECK_CATALOGUE = {
   },
   "review-request": {
     proves:
-      "the review surface showed the request with the server, system prompt, messages and a result skeleton",
+      "the review surface (or broker) showed the request with the server, system prompt, every message's text, the full request and an answer skeleton the validator accepts",
     rule: "sampling-app-review-ui",
   },
   "review-response": {

@@ -80,8 +80,11 @@ export const ObservationSchema = z.object({
           action: z.string(),
           params: z.unknown().optional(),
           result: z.unknown().optional(),
+          note: z.string().optional(),
         }),
         status: z.number().optional(),
+        /** What a broker recorded for the question (broker targets that declare how to read it back). */
+        recorded: z.unknown().optional(),
       }),
     )
     .optional(),

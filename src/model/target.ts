@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BrokerAnswererSchema, brokerTemplates, templateProblem } from "./broker.ts";
 import { EraSchema } from "./register.ts";
 
 const TransportSchema = z.enum(["stdio", "streamable-http", "sse"]);
@@ -67,12 +68,14 @@ export const TargetProfileSchema = z
     upstream: z.object({ transport: TransportSchema }).strict(),
     /**
      * Who answers: `client`, the harness MCP client downstream; `review`, a person at the relay's review surface
-     * (`url`, e.g. http://127.0.0.1:{{port}}/v1), played by the harness, with the MCP client downstream as model.
+     * (`url`, e.g. http://127.0.0.1:{{port}}/v1), played by the harness, with the MCP client downstream as model;
+     * `broker`, the agent or person at the relay's broker, reached through declared calls (src/model/broker.ts).
      */
     answerer: z
       .discriminatedUnion("kind", [
         z.object({ kind: z.literal("client") }).strict(),
         z.object({ kind: z.literal("review"), url: z.string().min(1) }).strict(),
+        BrokerAnswererSchema,
       ])
       .default({ kind: "client" }),
     /**
@@ -110,5 +113,13 @@ export const TargetProfileSchema = z
     for (const [path, text] of fields)
       for (const message of badPlaceholders(text, profile.upstream.transport))
         ctx.addIssue({ code: "custom", path, message });
+    if (profile.answerer.kind === "broker")
+      for (const { path, text, op } of brokerTemplates(profile.answerer)) {
+        // Helpers ({{json result}}) are the template check's; the upstream placeholders still need their transport.
+        const message =
+          templateProblem(text, op) ??
+          badPlaceholders(text, profile.upstream.transport).find((m) => !m.startsWith("a known placeholder"));
+        if (message) ctx.addIssue({ code: "custom", path, message });
+      }
   });
 export type TargetProfile = z.infer<typeof TargetProfileSchema>;

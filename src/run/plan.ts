@@ -34,9 +34,18 @@ export function harnessCannotDrive(profile: TargetProfile, era: Era): string | u
     : undefined;
 }
 
+/** Review cases that pass a question on to a model, against a broker with nobody behind it to pass it to. */
+export const BROKER_NO_MODEL =
+  "the broker has no approve call (nobody behind it to pass the question on to), so a review that approves a request or reviews a model's response cannot be driven";
+
 /** Why this target cannot run a case at all, if it cannot. */
 function cannotRunHere(kase: LoadedCase, profile: TargetProfile): string | undefined {
-  if (kase.review && profile.answerer.kind !== "review") return REVIEW_DELEGATED;
+  const { answerer } = profile;
+  if (kase.review && answerer.kind === "client") return REVIEW_DELEGATED;
+  if (kase.review && answerer.kind === "broker" && !answerer.approve) {
+    const { request, response } = kase.review;
+    if (request?.action === "approve" || response) return BROKER_NO_MODEL;
+  }
   if (kase.sessions) return multiSessionNotRun(profile);
   return undefined;
 }

@@ -108,6 +108,22 @@ const TABLE: Array<[string, () => string[], RegExp]> = [
     /profile\.yaml: command: expected array to have >=1 items/,
   ],
   [
+    "profile: broker template that does not parse",
+    () =>
+      profile(
+        `${GOOD_PROFILE}answerer:\n  kind: broker\n  list: { http: { url: "http://127.0.0.1:{{port}}/q" } }\n  show: { server: /s, messages: /m, request: /r }\n  accept: { http: { method: POST, url: "http://127.0.0.1:{{port}}/q/{{id}}", body: "{{json result" } }\n  decline: { http: { method: POST, url: "http://127.0.0.1:{{port}}/q/{{id}}/decline" } }\n`,
+      ),
+    /profile\.yaml: answerer\.accept\.http\.body: expected a handlebars template, got one that does not parse/,
+  ],
+  [
+    "profile: broker command not on PATH",
+    () =>
+      profile(
+        `${GOOD_PROFILE}answerer:\n  kind: broker\n  list: { command: [no-such-broker-cli, list] }\n  show: { server: /s, messages: /m, request: /r }\n  accept: { command: [no-such-broker-cli, accept, "{{id}}", "{{json result}}"] }\n  decline: { command: [no-such-broker-cli, decline, "{{id}}"] }\n`,
+      ),
+    /profile\.yaml: answerer\.list\.command\[0\]: cannot run 'no-such-broker-cli': not found on PATH \(ENOENT\)/,
+  ],
+  [
     "profile: unknown transport",
     () => withProfile(["downstream: { transport: stdio }", "downstream: { transport: websocket }"]),
     /profile\.yaml: downstream\.transport: expected one of "stdio"\|"streamable-http"\|"sse"/,

@@ -527,13 +527,13 @@ describe("judgeCase: extra checks", () => {
     expect(detail(obs({ asked: [edited], reviews: declinedEdit, upstream: err })).ok).toBe(false);
   });
 
-  it("reviewed: each stage was shown with the server, the messages, the system prompt and the result skeleton or response", () => {
+  it("reviewed: each stage was shown with the server, every message's text, the system prompt, the full request and a skeleton the validator accepts", () => {
     const withPrompt = { ...sent, systemPrompt: `sys ${CANARY}` };
     const question = {
       server: { name: "upstream" },
       request: withPrompt,
       show: withPrompt,
-      resultSkeleton: { role: "assistant", content: {}, model: "" },
+      resultSkeleton: { role: "assistant", content: { type: "text", text: "" }, model: "" },
     };
     const reviews = (
       q: Record<string, unknown>,
@@ -557,7 +557,7 @@ describe("judgeCase: extra checks", () => {
         .filter((c) => c.id.startsWith("review-") && c.id !== "review-request-unchanged")
         .map((c) => c.detail),
     ).toEqual([
-      "the review surface showed the request with the server, system prompt, messages and a result skeleton",
+      "the review surface showed the request with the server, system prompt, messages and an answer skeleton the validator accepts",
       "the review surface showed the response with the server, system prompt, messages and the model's response",
     ]);
 
@@ -576,41 +576,61 @@ describe("judgeCase: extra checks", () => {
       show: { messages: [], systemPrompt: "other" },
       resultSkeleton: { role: "x" },
     };
-    expect(detailOf(obs({ ...base, reviews: reviews(hidden) }), "review-request").detail).toBe(
-      "the review surface showed the request without which server asks, every message unchanged, the system prompt, a CreateMessageResult skeleton",
+    const hiddenDetail = detailOf(obs({ ...base, reviews: reviews(hidden) }), "review-request").detail;
+    expect(hiddenDetail).toMatch(
+      /^the review surface showed the request without which server asks \(shown: \{"name":""\}\); every message's text \(not shown: "Hi cnry-test-1" of message 1; messages shown: \[\]\); the system prompt \("sys cnry-test-1" not shown; shown: "other"\); an answer skeleton the reference validator accepts \(offered \{"role":"x"\}: /,
     );
     const noServer = { ...question, server: undefined, show: { messages: withPrompt.messages } };
     expect(detailOf(obs({ ...base, reviews: reviews(noServer) }), "review-request").detail).toBe(
-      "the review surface showed the request without which server asks, the system prompt",
+      'the review surface showed the request without which server asks (shown: nothing); the system prompt ("sys cnry-test-1" not shown; shown: null)',
     );
     const noPrompts = judge(
       [{ outcome: "delivered", reviewed: ["request"] }],
-      obs({ reviews: reviews({ ...question, show: sent }) }),
+      obs({ reviews: reviews({ ...question, request: sent, show: sent }) }),
     );
     expect(noPrompts.checks.find((c) => c.id === "review-request")!.ok).toBe(true);
     for (const skeleton of [
+      {},
       { content: {}, model: "" },
       { role: "a", model: "" },
-      { role: "a", content: {} },
-      undefined,
+      { role: "assistant", content: {} },
     ]) {
       expect(
         detailOf(
           obs({ ...base, reviews: reviews({ ...question, resultSkeleton: skeleton }) }),
           "review-request",
         ).detail,
-      ).toBe("the review surface showed the request without a CreateMessageResult skeleton");
+      ).toMatch(
+        `the review surface showed the request without an answer skeleton the reference validator accepts (offered ${JSON.stringify(skeleton)}: `,
+      );
     }
+    expect(
+      detailOf(
+        obs({ ...base, reviews: reviews({ ...question, resultSkeleton: undefined }) }),
+        "review-request",
+      ).detail,
+    ).toBe("the review surface showed the request without an answer skeleton (none offered)");
+    // The full request: a question that holds only part of it fails, quoting what it held.
+    expect(
+      detailOf(
+        obs({ ...base, reviews: reviews({ ...question, request: { maxTokens: 8 } }) }),
+        "review-request",
+      ).detail,
+    ).toBe(
+      'the review surface showed the request without the full request (it differs at /messages; shown: {"maxTokens":8})',
+    );
     const otherResponse = { ...response, response: { ...answer, model: "x" } };
     expect(
       detailOf(
         obs({ ...base, reviews: reviews(question, otherResponse), modelAnswered: { result: answer } }),
         "review-response",
       ).detail,
-    ).toBe("the review surface showed the response without the model's response unchanged");
-    expect(detailOf(obs({ ...base, reviews: reviews(question, response) }), "review-response").detail).toBe(
-      "the review surface showed the response without the model's response unchanged",
+    ).toBe(
+      'the review surface showed the response without the model\'s response unchanged (shown: {"role":"assistant","content":{"type":"text","text":"Hello cnry-test-1"},"model":"x"})',
     );
+    expect(
+      detailOf(obs({ ...base, reviews: reviews(question, response) }), "review-response").detail,
+    ).toMatch(/^the review surface showed the response without the model's response unchanged/);
     // The response question shows the request as edited, when the reviewer edited it.
     const edited = { ...withPrompt, systemPrompt: "edited" };
     const editReviews: Observation["reviews"] = [

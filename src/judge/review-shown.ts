@@ -1,0 +1,164 @@
+import type { CheckId } from "../model/checks.ts";
+import type { Check, Observation } from "../model/evidence.ts";
+import type { Era } from "../protocol/eras.ts";
+import { validateResult } from "../validator/index.ts";
+import { firstDifference } from "./json-diff.ts";
+
+/**
+ * What a review question (the reference relay's review surface, or a broker's question as the profile points into
+ * it) must show so that a person or agent can judge the request: which server asks, the system prompt, every
+ * message's text (found by its canaried text wherever the surface put it, in array content and inside tool blocks
+ * too), the full request, and an answer skeleton the reference validator accepts for that request — not `{}`. A
+ * response question must show the model's response unchanged. Reasons quote what was (not) shown.
+ */
+
+type JudgeCheck = Check & { id: CheckId };
+
+const MAX_QUOTE = 160;
+function quote(value: unknown): string {
+  const text = value === undefined ? "nothing" : JSON.stringify(value);
+  return text.length > MAX_QUOTE ? `${text.slice(0, MAX_QUOTE)}…` : text;
+}
+
+/** Every string in a value, depth first. */
+function strings(value: unknown, out: string[] = []): string[] {
+  if (typeof value === "string") out.push(value);
+  else if (Array.isArray(value)) for (const v of value) strings(v, out);
+  else if (value !== null && typeof value === "object") for (const v of Object.values(value)) strings(v, out);
+  return out;
+}
+
+/** The texts a block carries: a text block's text, a tool_use's name and input strings, a tool_result's content. */
+function blockTexts(block: unknown): string[] {
+  if (block === null || typeof block !== "object") return [];
+  const b = block as Record<string, unknown>;
+  if (b.type === "text" && typeof b.text === "string") return [b.text];
+  if (b.type === "tool_use") return [...(typeof b.name === "string" ? [b.name] : []), ...strings(b.input)];
+  if (b.type === "tool_result") return contentTexts(b.content);
+  return [];
+}
+
+function contentTexts(content: unknown): string[] {
+  return (Array.isArray(content) ? content : [content]).flatMap(blockTexts);
+}
+
+/** Each message's texts, with where each is. */
+export function messageTexts(messages: unknown): Array<{ at: string; text: string }> {
+  if (!Array.isArray(messages)) return [];
+  return messages.flatMap((m, i) =>
+    contentTexts((m as { content?: unknown } | null)?.content)
+      .filter((text) => text !== "")
+      .map((text) => ({ at: `message ${i + 1}`, text })),
+  );
+}
+
+/** Where the question came from, for reasons: a broker's question keeps what it showed as `shown`. */
+function surfaceOf(q: Record<string, unknown>): string {
+  return "shown" in q ? "the broker" : "the review surface";
+}
+
+/** Why the field a broker profile points at was not shown, when it was not. */
+function notShown(q: Record<string, unknown>, field: string): string | undefined {
+  return (q.notShown as Record<string, string> | undefined)?.[field];
+}
+
+function requestProblems(q: Record<string, any>, sent: Record<string, unknown>, era: Era): string[] {
+  const missing: string[] = [];
+  if (firstDifference(q.request, sent) !== null) {
+    const d = firstDifference(q.request, sent);
+    missing.push(
+      `the full request (${notShown(q, "request") ?? `it differs at ${d}; shown: ${quote(q.request)}`})`,
+    );
+  }
+  const skeleton = q.resultSkeleton;
+  if (skeleton === undefined) {
+    missing.push(`an answer skeleton (${notShown(q, "skeleton") ?? "none offered"})`);
+  } else {
+    const v = validateResult(skeleton, { era, request: sent });
+    if (!v.legal) {
+      const f = v.errors[0]!;
+      missing.push(
+        `an answer skeleton the reference validator accepts (offered ${quote(skeleton)}: ${f.rule} at ${f.pointer || "/"}: ${f.message})`,
+      );
+    }
+  }
+  return missing;
+}
+
+/** The problems of one question at `stage` against the request it is about (`shown`: sent, or the approved edit). */
+function questionProblems(
+  stage: "request" | "response",
+  q: Record<string, any>,
+  about: Record<string, unknown>,
+  sent: Record<string, unknown>,
+  o: Observation,
+  era: Era,
+): string[] {
+  const missing: string[] = [];
+  if (typeof q.server?.name !== "string" || q.server.name === "")
+    missing.push(`which server asks (${notShown(q, "server") ?? `shown: ${quote(q.server)}`})`);
+  const shownTexts = strings(q.show?.messages);
+  const unseen = messageTexts(about.messages).filter(({ text }) => !shownTexts.some((s) => s.includes(text)));
+  if (unseen.length > 0) {
+    const which = unseen
+      .slice(0, 3)
+      .map(({ at, text }) => `${quote(text)} of ${at}`)
+      .join(", ");
+    const more = unseen.length > 3 ? ` and ${unseen.length - 3} more` : "";
+    const what = notShown(q, "messages") ?? `messages shown: ${quote(q.show?.messages)}`;
+    missing.push(`every message's text (not shown: ${which}${more}; ${what})`);
+  }
+  if (typeof about.systemPrompt === "string" && about.systemPrompt !== "") {
+    const prompt = about.systemPrompt;
+    if (!strings(q.show?.systemPrompt).some((s) => s.includes(prompt)))
+      missing.push(
+        `the system prompt (${quote(prompt)} not shown; ${notShown(q, "systemPrompt") ?? `shown: ${quote(q.show?.systemPrompt ?? null)}`})`,
+      );
+  }
+  if (stage === "request") missing.push(...requestProblems(q, sent, era));
+  else {
+    const model = (o.modelAnswered as { result?: unknown } | undefined)?.result;
+    if (model === undefined || firstDifference(q.response, model) !== null)
+      missing.push(
+        `the model's response unchanged (${notShown(q, "response") ?? `shown: ${quote(q.response)}`})`,
+      );
+  }
+  return missing;
+}
+
+/** One check per stage a case says must have been reviewed (`reviewed:`). */
+export function reviewChecks(
+  stages: Array<"request" | "response">,
+  o: Observation,
+  era: Era,
+  edit: unknown,
+): JudgeCheck[] {
+  const checks: JudgeCheck[] = [];
+  const sent = (o.sent ?? {}) as Record<string, unknown>;
+  const asBroker = (o.reviews ?? []).some((r) => "shown" in r.question);
+  for (const stage of stages) {
+    const record = (o.reviews ?? []).find((r) => r.stage === stage);
+    if (!record) {
+      const where = asBroker ? "the broker" : "the review surface";
+      checks.push({
+        id: `review-${stage}` as const,
+        ok: false,
+        detail: `${where} never showed the ${stage}`,
+      });
+      continue;
+    }
+    const q = record.question as Record<string, any>;
+    const about = stage === "request" ? sent : ((edit ?? sent) as Record<string, unknown>);
+    const missing = questionProblems(stage, q, about, sent, o, era);
+    const where = surfaceOf(q);
+    checks.push({
+      id: `review-${stage}` as const,
+      ok: missing.length === 0,
+      detail:
+        missing.length === 0
+          ? `${where} showed the ${stage} with the server, system prompt, messages and ${stage === "request" ? "an answer skeleton the validator accepts" : "the model's response"}`
+          : `${where} showed the ${stage} without ${missing.join("; ")}`,
+    });
+  }
+  return checks;
+}
