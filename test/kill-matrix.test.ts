@@ -225,7 +225,8 @@ describe("kill matrix: every broken relay is caught where it must be, and only t
       const name = referenceName(ref.target);
       const results = resultsOf(name);
       const gaps = (ref.gaps ?? []).map((g) => g.case);
-      for (const g of ref.gaps ?? []) console.info(`${ref.target} does not implement ${g.case} yet: ${g.why}`);
+      for (const g of ref.gaps ?? [])
+        console.info(`${ref.target} does not implement ${g.case} yet: ${g.why}`);
       expect(checkReference(results, gaps)).toEqual([]);
       for (const part of done.get(name)!)
         expect(part.results!.cells.some((c) => c.cases.length > 0)).toBe(true);
