@@ -307,7 +307,8 @@ export class RelaySession {
         outcome = first.outcome;
         await Promise.race([callP, sleep(CALL_END_GRACE_MS)]);
       } else {
-        if (hooks.sessionFree && upstream.settle) {
+        // A review surface holds one case's questions at a time: a reviewed case keeps its session while it settles.
+        if (hooks.sessionFree && upstream.settle && !this.reviewer) {
           released = this.release(input, upstream);
           this.answerer.onWait = undefined;
           hooks.sessionFree();

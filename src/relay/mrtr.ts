@@ -8,6 +8,7 @@ import type { SamplingCapabilities, Verdict } from "../validator/types.ts";
 import { LegacyUpstreamBridge } from "./bridge-legacy-upstream.ts";
 import { checkInputRequests, merged, withPrefix, wrapperOnly } from "./inputs.ts";
 import { type Id, type Reply, UpstreamLink } from "./link.ts";
+import { type ModernReview, ReviewedRounds } from "./mrtr-review.ts";
 import type { RelayPolicy, WireError } from "./policy.ts";
 
 /**
@@ -89,6 +90,8 @@ export interface ModernRelayOptions {
   /** How long a question passed down may stay unanswered (the pending requestState's TTL). */
   answerTimeoutMs: number;
   name: string;
+  /** A review surface: every sampling input goes through the same review as on the legacy path. */
+  review?: ModernReview;
 }
 
 export class ModernRelay {
@@ -96,11 +99,21 @@ export class ModernRelay {
   private readonly pending = new Map<string, PendingInputs>();
   /** Downstream request id → upstream request id, while in flight (for cancellation). */
   private readonly inFlight = new Map<Id, Id>();
+  private readonly reviewed: ReviewedRounds | undefined;
   /** Which era the upstream speaks: decided once, by server/discover (a legacy upstream is bridged). */
   private upstreamMode: Promise<LegacyUpstreamBridge | { error: WireError } | null> | undefined;
 
   constructor(private readonly options: ModernRelayOptions) {
     this.upstream = new UpstreamLink(options.upstream, (message) => this.sendDown(message));
+    if (options.review) {
+      this.reviewed = new ReviewedRounds({
+        review: options.review,
+        policy: options.policy,
+        answerTimeoutMs: options.answerTimeoutMs,
+        name: options.name,
+        forward: (method, params) => this.upstream.request(method, params),
+      });
+    }
   }
 
   /** One message from the downstream. */
@@ -207,7 +220,8 @@ export class ModernRelay {
   /** A request that may take part in a multi-round-trip exchange (tools/call, prompts/get, resources/read). */
   private async exchange(id: Id, method: string, params: any): Promise<Reply> {
     const { policy } = this.options;
-    let up = params;
+    if (this.reviewed?.owns(params)) return this.reviewed.resume(params);
+    let up = this.reviewed ? withSampling(params) : params;
     if (isObject(params) && params.inputResponses !== undefined) {
       const key = this.pendingKey(method, params, params.requestState);
       this.sweep();
@@ -241,8 +255,9 @@ export class ModernRelay {
       return reply;
 
     const capabilities = this.declaredBy(params);
-    const refusal = this.checkRequests(result.inputRequests, capabilities);
+    const refusal = this.checkRequests(result.inputRequests, this.declaredBy(up));
     if (refusal) return { error: refusal };
+    if (this.reviewed) return this.reviewed.start(method, up, result, capabilities);
     const inputRequests = result.inputRequests as Record<string, unknown>;
     this.pending.set(this.pendingKey(method, params, result.requestState), {
       inputRequests,
@@ -321,4 +336,20 @@ export class ModernRelay {
     }
     return out ?? inputRequests;
   }
+}
+
+/**
+ * With a review surface a person can answer when no model is connected downstream: the relay declares sampling
+ * upstream on every call (as the legacy path does at initialize).
+ */
+function withSampling(params: unknown): unknown {
+  if (!isObject(params)) return params;
+  const meta = isObject(params._meta) ? params._meta : {};
+  const caps = meta[META.clientCapabilities];
+  const declared: Record<string, unknown> = isObject(caps) ? caps : {};
+  if (isObject(declared.sampling)) return params;
+  return {
+    ...params,
+    _meta: { ...meta, [META.clientCapabilities]: { ...declared, sampling: {} } },
+  };
 }

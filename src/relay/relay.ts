@@ -262,6 +262,15 @@ export async function runRelay(options: RelayOptions): Promise<void> {
     downstream: downstreamTransport,
     answerTimeoutMs: options.answerTimeoutMs,
     name,
+    ...(review
+      ? {
+          review: {
+            surface: review,
+            timeoutMs: options.reviewTimeoutMs ?? options.answerTimeoutMs,
+            ...(options.reviewPolicy ? { policy: options.reviewPolicy } : {}),
+          },
+        }
+      : {}),
   });
   await server.connect(new DownstreamSwitch(downstreamTransport, (message) => modern.handle(message)));
   await new Promise<void>((resolve) => {

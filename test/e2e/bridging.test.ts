@@ -93,3 +93,48 @@ describe("era bridging against real relay processes", () => {
     300_000,
   );
 });
+
+describe("the review surface on the reference relay's 2026-07-28 path", () => {
+  const REVIEW_ROWS = [
+    "sampling-app-review-responses",
+    "sampling-app-review-ui",
+    "sampling-app-view-edit-prompts",
+    "sampling-client-user-approval-controls",
+    "sampling-human-in-loop-can-deny",
+  ];
+  const runReview = async (target: string) => {
+    const out = tempDir("mcpx-conform-review-2026-");
+    await runPipeline(
+      resolveRunConfig({
+        target: join(ROOT, target),
+        era: "2026-07-28",
+        rows: REVIEW_ROWS.join(","),
+        out,
+        seed: "15",
+        reporter: "md",
+      }),
+    );
+    return ResultsSchema.parse(JSON.parse(readFileSync(join(out, "results.json"), "utf8")));
+  };
+
+  it("runs every review row in 2026-07-28 and passes them against reference-review", async () => {
+    const results = await runReview("targets/reference-review.yaml");
+    for (const row of REVIEW_ROWS) {
+      const cell = results.cells.find((c) => c.row === row && c.era === "2026-07-28");
+      expect(cell?.status, `${row}: ${cell?.cases.map((k) => k.reason).join("; ")}`).toBe("pass");
+      expect(cell?.cases.some((k) => k.status === "skip")).toBe(false);
+    }
+  }, 300_000);
+
+  it("catches a broken review relay there (review-skips-response: no second look at the response)", async () => {
+    const results = await runReview("targets/broken/review-skips-response.yaml");
+    const cell = results.cells.find(
+      (c) => c.row === "sampling-app-review-responses" && c.era === "2026-07-28",
+    );
+    expect(["fail", "warn"]).toContain(cell?.status);
+    const missed = cell?.cases.filter((k) => k.status === "fail" || k.status === "warn").map((k) => k.id);
+    expect(missed).toEqual(
+      expect.arrayContaining(["declined-response-not-delivered", "response-reviewed-before-delivery"]),
+    );
+  }, 300_000);
+});
