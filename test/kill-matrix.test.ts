@@ -224,7 +224,10 @@ describe("kill matrix: every broken relay is caught where it must be, and only t
     it(`the reference relay ${ref.target} passes every cell it is run on`, () => {
       const name = referenceName(ref.target);
       const results = resultsOf(name);
-      expect(checkReference(results)).toEqual([]);
+      const gaps = (ref.gaps ?? []).map((g) => g.case);
+      for (const g of ref.gaps ?? [])
+        console.info(`${ref.target} does not implement ${g.case} yet: ${g.why}`);
+      expect(checkReference(results, gaps)).toEqual([]);
       for (const part of done.get(name)!)
         expect(part.results!.cells.some((c) => c.cases.length > 0)).toBe(true);
     });

@@ -35,7 +35,7 @@ export interface SessionOptions {
   profileFile?: string;
   era: Era;
   capabilities: Record<string, unknown>;
-  /** The era the answerer speaks when it differs from the upstream's (legacy eras only). */
+  /** The era the answerer speaks when it differs from the upstream's (a relay bridging eras, either way). */
   downstreamEra?: Era;
   control: ControlServer;
 }
@@ -337,7 +337,8 @@ export class RelaySession {
         callEnd = await Promise.race([callP, sleep(CALL_END_GRACE_MS).then(() => undefined)]);
       } else {
         callEnd = first.call;
-        if (hooks.sessionFree && upstream.settle) {
+        // A review surface holds one case's questions at a time: a reviewed case keeps its session while it settles.
+        if (hooks.sessionFree && upstream.settle && !this.reviewer) {
           released = this.release(input, upstream);
           this.answerer.onWait = undefined;
           hooks.sessionFree();
@@ -381,7 +382,11 @@ export class RelaySession {
   ): Promise<UpstreamOutcome> {
     const { profile } = this.options;
     const pending = this.answerer.asked.length > 0 && this.answerer.answered === undefined;
-    const graceMs = upstream.settle ? modernSettleMs(pending, profile.answerTimeoutMs, waitMs) : 0;
+    // A 2026-07-28 answerer that leaves a question open (declined, never answered) says nothing more: a legacy
+    // upstream behind it hears from the relay only when the relay's own deadline passes.
+    const silentDownstream = isModernEra(this.options.downstreamEra ?? this.options.era);
+    const graceMs =
+      upstream.settle || silentDownstream ? modernSettleMs(pending, profile.answerTimeoutMs, waitMs) : 0;
     upstream.settle?.(graceMs, caseKey);
     const late = await Promise.race([outcomeP, sleep(graceMs + OUTCOME_GRACE_MS).then(() => undefined)]);
     if (late) return late;

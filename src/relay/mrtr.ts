@@ -1,11 +1,14 @@
-import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { MRTR_ERA } from "../protocol/eras.ts";
 import { CODE, INPUT_REQUIRED_METHODS, isObject, META, METHOD } from "../protocol/wire.ts";
-import { escapeToken, validateInputRequests, validateInputResponses } from "../validator/index.ts";
-import type { Finding, SamplingCapabilities, Verdict } from "../validator/types.ts";
+import { escapeToken, validateInputResponses } from "../validator/index.ts";
+import type { SamplingCapabilities, Verdict } from "../validator/types.ts";
+import { LegacyUpstreamBridge } from "./bridge-legacy-upstream.ts";
+import { checkInputRequests, merged, withPrefix, wrapperOnly } from "./inputs.ts";
+import { type Id, type Reply, UpstreamLink } from "./link.ts";
+import { type ModernReview, ReviewedRounds } from "./mrtr-review.ts";
 import type { RelayPolicy, WireError } from "./policy.ts";
 
 /**
@@ -29,11 +32,6 @@ import type { RelayPolicy, WireError } from "./policy.ts";
  *   result by the policy); an invalid answer is refused to the downstream and the retry is not forwarded.
  *   A key left out is a decline and is legal. Valid retries go up unchanged.
  */
-
-const UPSTREAM_TIMEOUT_MS = 10 * 60_000;
-
-type Id = string | number;
-type Reply = { result: Record<string, unknown> } | { error: WireError };
 
 /** True when the downstream's first message opens a 2026-07-28 session (no initialize). */
 export function isModernOpener(message: JSONRPCMessage): boolean {
@@ -78,140 +76,22 @@ export class DownstreamSwitch implements Transport {
   }
 }
 
-/** Request/response correlation over the upstream's stdio transport. */
-class UpstreamLink {
-  private nextId = 1;
-  private readonly pending = new Map<Id, { resolve: (reply: Reply) => void; timer: NodeJS.Timeout }>();
-  private started: Promise<void> | undefined;
-
-  constructor(
-    private readonly transport: StdioClientTransport,
-    private readonly onNotification: (message: JSONRPCMessage) => void,
-  ) {}
-
-  private start(): Promise<void> {
-    this.started ??= (async () => {
-      this.transport.onmessage = (message) => this.receive(message);
-      this.transport.onerror = (error) => process.stderr.write(`relay: upstream: ${error.message}\n`);
-      this.transport.onclose = () => {
-        for (const [id, p] of this.pending) {
-          clearTimeout(p.timer);
-          p.resolve({
-            error: { code: CODE.internalError, message: "The upstream server closed the connection" },
-          });
-          this.pending.delete(id);
-        }
-      };
-      await this.transport.start();
-    })();
-    return this.started;
-  }
-
-  /** Sends a request upstream; resolves with its result or error (never rejects). Returns the id used. */
-  async request(method: string, params: unknown, onId?: (id: Id) => void): Promise<Reply> {
-    try {
-      await this.start();
-    } catch (error) {
-      return {
-        error: {
-          code: CODE.internalError,
-          message: `The upstream server could not be started: ${String(error)}`,
-        },
-      };
-    }
-    const id = this.nextId++;
-    onId?.(id);
-    return new Promise<Reply>((resolve) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        resolve({
-          error: {
-            code: CODE.internalError,
-            message: `The upstream server did not answer ${method} in time`,
-          },
-        });
-      }, UPSTREAM_TIMEOUT_MS);
-      this.pending.set(id, { resolve, timer });
-      const message =
-        params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
-      this.transport.send(message as JSONRPCMessage).catch((error) => {
-        clearTimeout(timer);
-        this.pending.delete(id);
-        resolve({
-          error: {
-            code: CODE.internalError,
-            message: `Could not reach the upstream server: ${String(error)}`,
-          },
-        });
-      });
-    });
-  }
-
-  notify(method: string, params: unknown): void {
-    if (!this.started) return;
-    void this.transport.send({ jsonrpc: "2.0", method, params } as JSONRPCMessage).catch(() => undefined);
-  }
-
-  async close(): Promise<void> {
-    if (this.started) await this.transport.close().catch(() => undefined);
-  }
-
-  private receive(message: JSONRPCMessage): void {
-    const m = message as Record<string, any>;
-    if (typeof m.method === "string") {
-      if (m.id === undefined) {
-        this.onNotification(message);
-        return;
-      }
-      // A 2026-07-28 server sends no requests; answer ping, refuse the rest (legacy sampling included).
-      const reply =
-        m.method === "ping"
-          ? { result: {} }
-          : { error: { code: -32601, message: `Method not found: ${m.method} (2026-07-28 session)` } };
-      void this.transport
-        .send({ jsonrpc: "2.0", id: m.id, ...reply } as JSONRPCMessage)
-        .catch(() => undefined);
-      return;
-    }
-    const p = this.pending.get(m.id);
-    if (!p) return;
-    this.pending.delete(m.id);
-    clearTimeout(p.timer);
-    p.resolve("error" in m ? { error: m.error } : { result: m.result ?? {} });
-  }
-}
-
 /** Input requests passed down and awaiting the downstream's retry. */
 interface PendingInputs {
   inputRequests: Record<string, unknown>;
   expiresAt: number;
 }
 
-function withPrefix(verdict: Verdict, prefix: string): Verdict {
-  const shift = (f: Finding): Finding => ({ ...f, pointer: prefix + f.pointer });
-  return { ...verdict, errors: verdict.errors.map(shift), warnings: verdict.warnings.map(shift) };
-}
-
-function merged(verdicts: Verdict[]): Verdict {
-  const errors = verdicts.flatMap((v) => v.errors);
-  const warnings = verdicts.flatMap((v) => v.warnings);
-  const first = verdicts.find((v) => !v.legal);
-  return { legal: errors.length === 0, errors, warnings, code: first ? first.code : null };
-}
-
-/** Only the findings about the input wrapper itself (its shape, methods, keys): each message is the policy's. */
-function wrapperOnly(verdict: Verdict): Verdict {
-  const errors = verdict.errors.filter((f) => f.rule.startsWith("input."));
-  return { legal: errors.length === 0, errors, warnings: [], code: errors[0]?.code ?? null };
-}
-
 export interface ModernRelayOptions {
   policy: RelayPolicy;
-  upstream: StdioClientTransport;
+  /** The upstream's transport (shared with the SDK Client of the legacy path; only one of them ever starts it). */
+  upstream: Transport;
   downstream: StdioServerTransport;
   /** How long a question passed down may stay unanswered (the pending requestState's TTL). */
   answerTimeoutMs: number;
   name: string;
+  /** A review surface: every sampling input goes through the same review as on the legacy path. */
+  review?: ModernReview;
 }
 
 export class ModernRelay {
@@ -219,9 +99,21 @@ export class ModernRelay {
   private readonly pending = new Map<string, PendingInputs>();
   /** Downstream request id → upstream request id, while in flight (for cancellation). */
   private readonly inFlight = new Map<Id, Id>();
+  private readonly reviewed: ReviewedRounds | undefined;
+  /** Which era the upstream speaks: decided once, by server/discover (a legacy upstream is bridged). */
+  private upstreamMode: Promise<LegacyUpstreamBridge | { error: WireError } | null> | undefined;
 
   constructor(private readonly options: ModernRelayOptions) {
     this.upstream = new UpstreamLink(options.upstream, (message) => this.sendDown(message));
+    if (options.review) {
+      this.reviewed = new ReviewedRounds({
+        review: options.review,
+        policy: options.policy,
+        answerTimeoutMs: options.answerTimeoutMs,
+        name: options.name,
+        forward: (method, params) => this.upstream.request(method, params),
+      });
+    }
   }
 
   /** One message from the downstream. */
@@ -288,8 +180,33 @@ export class ModernRelay {
       case "ping":
         return { result: { resultType: "complete" } };
     }
+    const bridge = await this.modeOfUpstream(params);
+    if (bridge && "error" in bridge) return bridge;
+    if (bridge) return bridge.request(method, params);
     if (!INPUT_REQUIRED_METHODS.has(method)) return this.forward(id, method, params);
     return this.exchange(id, method, params);
+  }
+
+  /**
+   * The upstream's era, asked once with server/discover before the first request goes up: a 2026-07-28 server lists
+   * it in supportedVersions; any other answer (a legacy server: -32601) makes the relay initialize it and bridge.
+   */
+  private modeOfUpstream(params: unknown): Promise<LegacyUpstreamBridge | { error: WireError } | null> {
+    this.upstreamMode ??= (async () => {
+      const meta = isObject(params) && isObject(params._meta) ? params._meta : {};
+      const discovered = await this.upstream.request(METHOD.discover, { _meta: meta });
+      const versions = "result" in discovered ? discovered.result.supportedVersions : undefined;
+      if (Array.isArray(versions) && versions.includes(MRTR_ERA)) return null;
+      const bridge = new LegacyUpstreamBridge({
+        link: this.upstream,
+        policy: this.options.policy,
+        answerTimeoutMs: this.options.answerTimeoutMs,
+        name: this.options.name,
+      });
+      const refused = await bridge.initialize(this.declaredBy(params));
+      return refused ? { error: refused } : bridge;
+    })();
+    return this.upstreamMode;
   }
 
   private async forward(id: Id, method: string, params: unknown): Promise<Reply> {
@@ -303,7 +220,8 @@ export class ModernRelay {
   /** A request that may take part in a multi-round-trip exchange (tools/call, prompts/get, resources/read). */
   private async exchange(id: Id, method: string, params: any): Promise<Reply> {
     const { policy } = this.options;
-    let up = params;
+    if (this.reviewed?.owns(params)) return this.reviewed.resume(params);
+    let up = this.reviewed ? withSampling(params) : params;
     if (isObject(params) && params.inputResponses !== undefined) {
       const key = this.pendingKey(method, params, params.requestState);
       this.sweep();
@@ -337,8 +255,9 @@ export class ModernRelay {
       return reply;
 
     const capabilities = this.declaredBy(params);
-    const refusal = this.checkRequests(result.inputRequests, capabilities);
+    const refusal = this.checkRequests(result.inputRequests, this.declaredBy(up));
     if (refusal) return { error: refusal };
+    if (this.reviewed) return this.reviewed.start(method, up, result, capabilities);
     const inputRequests = result.inputRequests as Record<string, unknown>;
     this.pending.set(this.pendingKey(method, params, result.requestState), {
       inputRequests,
@@ -373,38 +292,7 @@ export class ModernRelay {
     inputRequests: unknown,
     capabilities: SamplingCapabilities | undefined,
   ): WireError | null {
-    const { policy } = this.options;
-    const ctx = { era: MRTR_ERA as typeof MRTR_ERA, capabilities: capabilities ?? {} };
-    const wrapper = wrapperOnly(validateInputRequests(inputRequests, ctx));
-    if (!wrapper.legal) return policy.refuseRequest(wrapper);
-    const entries = Object.entries(inputRequests as Record<string, any>).filter(
-      ([, r]) => isObject(r) && r.method === METHOD.createMessage,
-    );
-    if (entries.length === 0) return null;
-    const sampling = isObject(capabilities?.sampling) ? capabilities.sampling : undefined;
-    if (!sampling) {
-      return {
-        code: CODE.missingCapability,
-        message:
-          "Missing required client capability: the server asks for sampling, which this request's clientCapabilities do not declare",
-        data: { requiredCapabilities: { sampling: {} } },
-      };
-    }
-    const verdicts: Verdict[] = [];
-    for (const [key, request] of entries) {
-      const v = policy.checkRequest(request.params, ctx);
-      if (v) verdicts.push(withPrefix(v, `/${escapeToken(key)}/params`));
-    }
-    const verdict = merged(verdicts);
-    if (verdict.legal) return null;
-    if (verdict.errors.every((f) => f.rule === "request.tools-capability")) {
-      return {
-        code: CODE.missingCapability,
-        message: `Missing required client capability: ${verdict.errors[0]!.message} (at ${verdict.errors[0]!.pointer})`,
-        data: { requiredCapabilities: { sampling: { tools: {} } } },
-      };
-    }
-    return policy.refuseRequest(verdict);
+    return checkInputRequests(this.options.policy, inputRequests, capabilities);
   }
 
   /** The downstream's inputResponses, checked against the requests they answer; rewritten only when the policy changes one. */
@@ -448,4 +336,20 @@ export class ModernRelay {
     }
     return out ?? inputRequests;
   }
+}
+
+/**
+ * With a review surface a person can answer when no model is connected downstream: the relay declares sampling
+ * upstream on every call (as the legacy path does at initialize).
+ */
+function withSampling(params: unknown): unknown {
+  if (!isObject(params)) return params;
+  const meta = isObject(params._meta) ? params._meta : {};
+  const caps = meta[META.clientCapabilities];
+  const declared: Record<string, unknown> = isObject(caps) ? caps : {};
+  if (isObject(declared.sampling)) return params;
+  return {
+    ...params,
+    _meta: { ...meta, [META.clientCapabilities]: { ...declared, sampling: {} } },
+  };
 }

@@ -38,6 +38,17 @@ export interface RelayPolicy {
   rewriteRequest(params: Record<string, unknown>): Record<string, unknown>;
   /** May rewrite a result before relaying it (the reference relay never does). */
   rewriteResult(result: Record<string, unknown>): Record<string, unknown>;
+  /**
+   * Bridging a legacy downstream to a 2026-07-28 upstream: what goes into the retry's `inputResponses[key]` for an
+   * input the downstream declined, failed or let expire (`error` is what the legacy side would have relayed).
+   * The reference: nothing, the input is absent (2026-07-28 has no error object for an input).
+   */
+  inputForUnanswered(error: WireError): unknown;
+  /**
+   * Bridging a 2026-07-28 downstream to a legacy upstream: what the upstream's sampling request gets when no retry
+   * answered it within the deadline (silence: a decline and an expiry look the same). The reference: expiry.
+   */
+  silenceUpstream(afterMs: number): RelayedError;
 }
 
 function firstProblem(verdict: Verdict): string {
@@ -68,4 +79,6 @@ export const REFERENCE_POLICY: RelayPolicy = {
   }),
   rewriteRequest: (params) => params,
   rewriteResult: (result) => result,
+  inputForUnanswered: () => undefined,
+  silenceUpstream: (afterMs) => REFERENCE_POLICY.expired(afterMs),
 };

@@ -10,10 +10,14 @@ import {
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { type Era, isEra } from "../protocol/eras.ts";
+import { type Era, isEra, MRTR_ERA } from "../protocol/eras.ts";
+import { CODE } from "../protocol/wire.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
+import { ModernUpstreamBridge } from "./bridge-modern-upstream.ts";
+import { Unanswered, WireFailure } from "./failure.ts";
+import { SharedTransport, UpstreamLink } from "./link.ts";
 import { DownstreamSwitch, ModernRelay } from "./mrtr.ts";
-import { REFERENCE_POLICY, type RelayPolicy, type WireError } from "./policy.ts";
+import { REFERENCE_POLICY, type RelayPolicy } from "./policy.ts";
 import { ReviewSurface } from "./review-surface.ts";
 import { REFERENCE_REVIEW, type ReviewPolicy, reviewedSampling } from "./reviewed.ts";
 
@@ -33,19 +37,6 @@ export interface RelayOptions {
 
 /** Results pass through untouched: validate with our own validator, never strip with a schema. */
 const Untouched = z.custom<Record<string, unknown>>((v) => typeof v === "object" && v !== null);
-
-/** An error whose message goes on the wire exactly as written (the SDK uses `code` and `message` as they are). */
-class WireFailure extends Error {
-  constructor(readonly wire: WireError) {
-    super(wire.message);
-  }
-  get code(): number {
-    return this.wire.code;
-  }
-  get data(): unknown {
-    return this.wire.data;
-  }
-}
 
 /** The SDK prefixes received error messages with "MCP error <code>: "; relay the peer's own words. */
 export function unprefixed(error: McpError): string {
@@ -73,11 +64,11 @@ class RelayClient extends Client {
   protected override assertTaskHandlerCapability(): void {}
 }
 
-class VersionedStdioClientTransport extends StdioClientTransport {
-  protocolVersion: string | undefined;
-  setProtocolVersion(version: string): void {
-    this.protocolVersion = version;
-  }
+/** The upstream refused initialize because it speaks 2026-07-28 only: the relay bridges to it. */
+function refusedForModern(error: unknown): boolean {
+  if (!(error instanceof McpError) || error.code !== CODE.unsupportedProtocolVersion) return false;
+  const supported = (error.data as { supported?: unknown } | undefined)?.supported;
+  return !Array.isArray(supported) || supported.includes(MRTR_ERA);
 }
 
 /**
@@ -103,12 +94,16 @@ export async function runRelay(options: RelayOptions): Promise<void> {
   const client = new RelayClient({ name, version: "1" }, { capabilities: {} });
   const [program, ...args] = options.upstream;
   if (!program) throw new Error("no upstream command given");
-  const upstreamTransport = new VersionedStdioClientTransport({
-    command: program,
-    args,
-    env: process.env as Record<string, string>,
-    stderr: "inherit",
-  });
+  const upstreamTransport = new SharedTransport(
+    new StdioClientTransport({
+      command: program,
+      args,
+      env: process.env as Record<string, string>,
+      stderr: "inherit",
+    }),
+  );
+  /** Set when the upstream speaks 2026-07-28 to a legacy downstream. */
+  let bridge: ModernUpstreamBridge | undefined;
 
   // The upstream is launched once the downstream has said what it can answer, so that the relay declares
   // sampling (and sampling.tools / sampling.context) upstream only when its downstream can honour them.
@@ -119,7 +114,20 @@ export async function runRelay(options: RelayOptions): Promise<void> {
       // With a review surface a person can answer even when no model is connected downstream.
       if (review && !declared.sampling) declared = { sampling: {} };
       client.registerCapabilities(declared);
-      await client.connect(upstreamTransport);
+      try {
+        await client.connect(upstreamTransport);
+      } catch (error) {
+        if (!refusedForModern(error)) throw error;
+        upstreamEra = MRTR_ERA;
+        bridge = new ModernUpstreamBridge({
+          link: new UpstreamLink(upstreamTransport, () => undefined),
+          policy,
+          declared,
+          name,
+          sample: (params) => sample(params, MRTR_ERA, new AbortController().signal),
+        });
+        return;
+      }
       const v = upstreamTransport.protocolVersion;
       upstreamEra = isEra(v) ? v : undefined;
     })();
@@ -136,10 +144,12 @@ export async function runRelay(options: RelayOptions): Promise<void> {
 
   server.setRequestHandler(ListToolsRequestSchema, async (request) => {
     await connectUpstream();
+    if (bridge) return bridge.request("tools/list", request.params);
     return client.request({ method: "tools/list", params: request.params }, Untouched);
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     await connectUpstream();
+    if (bridge) return bridge.request("tools/call", request.params);
     return client.request({ method: "tools/call", params: request.params }, Untouched, {
       signal: extra.signal,
       timeout: 10 * 60_000,
@@ -156,6 +166,18 @@ export async function runRelay(options: RelayOptions): Promise<void> {
     const era = upstreamEra ?? downstreamEra ?? "2025-11-25";
     const verdict = policy.checkRequest(params, { era, capabilities: declared });
     if (verdict && !verdict.legal) throw new WireFailure(policy.refuseRequest(verdict));
+    return (await sample(params, era, extra.signal)) as any;
+  };
+
+  /**
+   * One sampling request the upstream (of `era`) sent and the relay has checked: adapted to the downstream's era,
+   * reviewed or asked, and its result checked. Throws WireFailure (refused) or Unanswered (declined, failed, expired).
+   */
+  const sample = async (
+    params: Record<string, unknown>,
+    era: Era,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> => {
     if (downstreamEra && downstreamEra !== era) {
       const carried = policy.checkDownstreamCarries(params, {
         era: downstreamEra,
@@ -176,18 +198,18 @@ export async function runRelay(options: RelayOptions): Promise<void> {
         checkRequest: (p) => policy.checkRequest(p, { era, capabilities: declared }) ?? legal,
         checkResult: (r) => policy.checkResult(r, { era, request: params }) ?? legal,
         askModel: server.getClientCapabilities()?.sampling
-          ? (p) => askDownstream(p, extra.signal).then((asked) => asked.result)
+          ? (p) => askDownstream(p, signal).then((asked) => asked.result)
           : null,
       });
-      if (!outcome.ok) throw new WireFailure(outcome.error);
-      return policy.rewriteResult(outcome.result) as any;
+      if (!outcome.ok) throw new Unanswered(outcome.error);
+      return policy.rewriteResult(outcome.result);
     }
-    const asked = await askDownstream(params, extra.signal);
-    if (asked.relayedAsIs) return asked.result as any;
+    const asked = await askDownstream(params, signal);
+    if (asked.relayedAsIs) return asked.result;
     const result = asked.result;
     const checked = policy.checkResult(result, { era, request: params });
     if (checked && !checked.legal) throw new WireFailure(policy.refuseResult(checked));
-    return policy.rewriteResult(result) as any;
+    return policy.rewriteResult(result);
   };
 
   /**
@@ -208,9 +230,9 @@ export async function runRelay(options: RelayOptions): Promise<void> {
     } catch (error) {
       if (error instanceof McpError) {
         if (error.code === ErrorCode.RequestTimeout)
-          throw new WireFailure(policy.expired(options.answerTimeoutMs));
+          throw new Unanswered(policy.expired(options.answerTimeoutMs));
         if (error.code === ErrorCode.ConnectionClosed) {
-          throw new WireFailure({
+          throw new Unanswered({
             code: -32603,
             message: "The client disconnected before answering the sampling request",
           });
@@ -222,7 +244,7 @@ export async function runRelay(options: RelayOptions): Promise<void> {
         });
         if ("result" in relayed)
           return { result: relayed.result as Record<string, unknown>, relayedAsIs: true };
-        throw new WireFailure(relayed);
+        throw new Unanswered(relayed);
       }
       throw new WireFailure({
         code: -32603,
@@ -240,6 +262,15 @@ export async function runRelay(options: RelayOptions): Promise<void> {
     downstream: downstreamTransport,
     answerTimeoutMs: options.answerTimeoutMs,
     name,
+    ...(review
+      ? {
+          review: {
+            surface: review,
+            timeoutMs: options.reviewTimeoutMs ?? options.answerTimeoutMs,
+            ...(options.reviewPolicy ? { policy: options.reviewPolicy } : {}),
+          },
+        }
+      : {}),
   });
   await server.connect(new DownstreamSwitch(downstreamTransport, (message) => modern.handle(message)));
   await new Promise<void>((resolve) => {
@@ -252,4 +283,5 @@ export async function runRelay(options: RelayOptions): Promise<void> {
   await client.close().catch(() => undefined);
   await modern.close().catch(() => undefined);
   await server.close().catch(() => undefined);
+  await upstreamTransport.shutdown();
 }

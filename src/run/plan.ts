@@ -68,8 +68,10 @@ export function planRun(input: {
     (a, b) => Number(b.row === ROUNDTRIP_ROW) - Number(a.row === ROUNDTRIP_ROW),
   );
   for (const era of input.eras) {
-    const undrivable = harnessCannotDrive(input.profile, era);
     for (const kase of ordered) {
+      const undrivable =
+        harnessCannotDrive(input.profile, era) ??
+        (kase.downstreamEra ? harnessCannotDrive(input.profile, kase.downstreamEra) : undefined);
       const row = rows.get(kase.row)!;
       if (!(kase.eras ?? row.eras).includes(era)) continue;
       if (input.selectedRows && !input.selectedRows.has(kase.row) && kase.row !== ROUNDTRIP_ROW) continue;
