@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { register as registerCompare } from "./compare.ts";
 import { register as registerEvidence } from "./evidence.ts";
 import { register as registerGate } from "./gate.ts";
 import type { CliIo } from "./io.ts";
@@ -26,5 +27,6 @@ export function registerCommands(program: Command, setExit: SetExit, io: CliIo):
   registerGate(program, setExit, io);
   registerEvidence(program, setExit, io);
   registerRender(program, setExit, io);
+  registerCompare(program, setExit, io);
   registerMerge(program, setExit, io);
 }

@@ -2,7 +2,7 @@
  * matrix.html in a real browser: Debian's chromium driven by playwright-core. CI must install chromium
  * (`apt-get install -y chromium`); when /usr/bin/chromium is missing this test FAILS, it never skips.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -403,5 +403,18 @@ describe("matrix.html in chromium", () => {
       expect(watch.problems).toEqual([]);
       await page.close();
     }
+  });
+
+  it("the comparison page (docs/compare.html) reads at 1400 px; MCPX_CONFORM_SCREENSHOTS=DIR writes compare-1400.png", async () => {
+    const html = readFileSync(join(ROOT, "docs/compare.html"), "utf8");
+    const { page, watch } = await open(html, "compare.html");
+    await page.setViewportSize({ width: 1400, height: 900 });
+    expect(await page.locator("table.compare").count()).toBeGreaterThan(1);
+    expect(await page.locator("span.badge.s-pass").count()).toBeGreaterThan(10);
+    const out = process.env.MCPX_CONFORM_SCREENSHOTS ? resolve(process.env.MCPX_CONFORM_SCREENSHOTS) : work;
+    const png = await page.screenshot({ path: join(out, "compare-1400.png") });
+    expect(png.length).toBeGreaterThan(10_000);
+    expect(watch.problems).toEqual([]);
+    await page.close();
   });
 });
