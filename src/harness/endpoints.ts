@@ -3,6 +3,7 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "../model/load.ts";
 import type { TargetProfile } from "../model/target.ts";
+import type { Era } from "../protocol/eras.ts";
 import { type ControlServer, childStdioChannel, recorded } from "./channels.ts";
 import type { FrameRecorder } from "./frames.ts";
 import { httpDownstreamChannel, waitForPort } from "./http-downstream.ts";
@@ -92,7 +93,8 @@ export async function launchRelay(
 
 /**
  * Connects the harness answerer to the relay's downstream side; every frame is recorded (labelled `session` when
- * several downstream sessions share one relay). HTTP: waits, at most startupTimeoutMs, for the relay to listen.
+ * several downstream sessions share one relay). HTTP: waits, at most startupTimeoutMs, for the relay to listen;
+ * `era` is the one the answerer speaks (2026-07-28 over Streamable HTTP: no session, the version header from the start).
  */
 export async function openDownstream(
   profile: TargetProfile,
@@ -100,6 +102,7 @@ export async function openDownstream(
   url: string | undefined,
   recorder: FrameRecorder,
   session?: string,
+  era?: Era,
 ): Promise<{ channel: LineChannel; close(): Promise<void> }> {
   switch (profile.downstream.transport) {
     case "stdio":
@@ -118,6 +121,7 @@ export async function openDownstream(
         url,
         profile.startupTimeoutMs,
         downstreamHeaders(profile, undefined),
+        era,
       );
       return { channel: recorded(http.channel, recorder, "downstream", session), close: http.close };
     }

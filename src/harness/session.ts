@@ -246,10 +246,13 @@ export class RelaySession {
     const exited = this.relay.whenExited("during start-up");
     const url = profile.downstream.url ? fillPlaceholders(profile.downstream.url, values) : undefined;
     this.step = profile.downstream.transport === "stdio" ? "the downstream" : `the relay to listen at ${url}`;
-    const downstream = await Promise.race([openDownstream(profile, this.relay, url, this.recorder), exited]);
-    this.closeDownstream = downstream.close;
     // The answerer speaks the downstream's era (a case may pin it apart from the upstream's).
     const downstreamEra = this.options.downstreamEra ?? era;
+    const downstream = await Promise.race([
+      openDownstream(profile, this.relay, url, this.recorder, undefined, downstreamEra),
+      exited,
+    ]);
+    this.closeDownstream = downstream.close;
     this.answerer = isModernEra(downstreamEra)
       ? new ModernAnswerer(downstream.channel, this.options.capabilities, profile.probe)
       : new ClientAnswerer(downstream.channel, downstreamEra, this.options.capabilities, profile.probe);

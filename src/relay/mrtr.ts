@@ -1,5 +1,3 @@
-import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { MRTR_ERA } from "../protocol/eras.ts";
@@ -54,7 +52,7 @@ export class DownstreamSwitch implements Transport {
   private mode: "legacy" | "modern" | undefined;
 
   constructor(
-    private readonly real: StdioServerTransport,
+    private readonly real: Transport,
     private readonly onModern: (message: JSONRPCMessage) => void,
   ) {}
 
@@ -85,7 +83,7 @@ class UpstreamLink {
   private started: Promise<void> | undefined;
 
   constructor(
-    private readonly transport: StdioClientTransport,
+    private readonly transport: Transport,
     private readonly onNotification: (message: JSONRPCMessage) => void,
   ) {}
 
@@ -207,8 +205,8 @@ function wrapperOnly(verdict: Verdict): Verdict {
 
 export interface ModernRelayOptions {
   policy: RelayPolicy;
-  upstream: StdioClientTransport;
-  downstream: StdioServerTransport;
+  upstream: Transport;
+  downstream: Transport;
   /** How long a question passed down may stay unanswered (the pending requestState's TTL). */
   answerTimeoutMs: number;
   name: string;

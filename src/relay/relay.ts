@@ -12,14 +12,19 @@ import {
 import { z } from "zod";
 import { type Era, isEra } from "../protocol/eras.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
+import { HttpDownstreamTransport, httpUpstreamTransport } from "./http.ts";
 import { DownstreamSwitch, ModernRelay } from "./mrtr.ts";
 import { REFERENCE_POLICY, type RelayPolicy, type WireError } from "./policy.ts";
 import { ReviewSurface } from "./review-surface.ts";
 import { REFERENCE_REVIEW, type ReviewPolicy, reviewedSampling } from "./reviewed.ts";
 
 export interface RelayOptions {
-  /** The upstream MCP server to launch on stdio: program and arguments. */
+  /** The upstream MCP server to launch on stdio: program and arguments (empty with `upstreamUrl`). */
   upstream: string[];
+  /** Reach the upstream MCP server over Streamable HTTP at this URL instead of launching it. */
+  upstreamUrl?: string;
+  /** Serve the downstream over Streamable HTTP on this loopback port (path /mcp) instead of stdio. */
+  listen?: number;
   /** How long a sampling question may stay unanswered before the relay reports expiry. */
   answerTimeoutMs: number;
   policy?: RelayPolicy;
@@ -102,13 +107,15 @@ export async function runRelay(options: RelayOptions): Promise<void> {
   const server = new Server({ name, version: "1" }, { capabilities: { tools: {} } });
   const client = new RelayClient({ name, version: "1" }, { capabilities: {} });
   const [program, ...args] = options.upstream;
-  if (!program) throw new Error("no upstream command given");
-  const upstreamTransport = new VersionedStdioClientTransport({
-    command: program,
-    args,
-    env: process.env as Record<string, string>,
-    stderr: "inherit",
-  });
+  if (!program && !options.upstreamUrl) throw new Error("no upstream command given");
+  const upstreamTransport = options.upstreamUrl
+    ? httpUpstreamTransport(options.upstreamUrl)
+    : new VersionedStdioClientTransport({
+        command: program!,
+        args,
+        env: process.env as Record<string, string>,
+        stderr: "inherit",
+      });
 
   // The upstream is launched once the downstream has said what it can answer, so that the relay declares
   // sampling (and sampling.tools / sampling.context) upstream only when its downstream can honour them.
@@ -231,7 +238,8 @@ export async function runRelay(options: RelayOptions): Promise<void> {
     }
   };
 
-  const downstreamTransport = new StdioServerTransport();
+  const downstreamTransport =
+    options.listen !== undefined ? new HttpDownstreamTransport(options.listen) : new StdioServerTransport();
   // A 2026-07-28 downstream (no initialize; _meta protocolVersion on its first request) is served by the modern
   // path, which speaks 2026-07-28 upstream too; the SDK Server above only ever sees a legacy session.
   const modern = new ModernRelay({

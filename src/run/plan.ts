@@ -22,15 +22,19 @@ export interface RunPlan {
   unrun: JudgedCase[];
 }
 
-/** Why the harness cannot drive an era over this target's transports, if it cannot (an error, not a verdict). */
+/**
+ * Why the harness cannot drive an era over this target's transports, if it cannot (an error, not a verdict). The
+ * harness speaks 2026-07-28 over stdio and Streamable HTTP at both ends; that era has no legacy SSE transport (its
+ * server-to-client requests travel inside results, and the HTTP+SSE pair was retired before it).
+ */
 export function harnessCannotDrive(profile: TargetProfile, era: Era): string | undefined {
   if (!isModernEra(era)) return undefined;
-  const http = [
-    profile.upstream.transport !== "stdio" ? `upstream ${profile.upstream.transport}` : "",
-    profile.downstream.transport !== "stdio" ? `downstream ${profile.downstream.transport}` : "",
+  const sse = [
+    profile.upstream.transport === "sse" ? "upstream sse" : "",
+    profile.downstream.transport === "sse" ? "downstream sse" : "",
   ].filter(Boolean);
-  return http.length
-    ? `the harness drives ${era} over stdio only; this target uses ${http.join(" and ")}, so the cell was not exercised`
+  return sse.length
+    ? `the harness drives ${era} over stdio and Streamable HTTP only (${era} has no legacy SSE transport); this target uses ${sse.join(" and ")}, so the cell was not exercised`
     : undefined;
 }
 
