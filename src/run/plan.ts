@@ -38,6 +38,13 @@ export function harnessCannotDrive(profile: TargetProfile, era: Era): string | u
     : undefined;
 }
 
+/** Why a case does not apply to this target at all (its cell is n/a), if it does not. */
+export function notApplicableHere(kase: LoadedCase, profile: TargetProfile): string | undefined {
+  if (kase.stream && profile.upstream.transport !== "streamable-http")
+    return `n/a on a ${profile.upstream.transport} upstream: only Streamable HTTP has a standalone GET stream beside each request's own response stream, so a request is related or unrelated to a call only there`;
+  return undefined;
+}
+
 /** Why this target cannot run a case at all, if it cannot. */
 function cannotRunHere(kase: LoadedCase, profile: TargetProfile): string | undefined {
   if (kase.review && profile.answerer.kind !== "review") return REVIEW_DELEGATED;
@@ -68,12 +75,14 @@ export function planRun(input: {
       const row = rows.get(kase.row)!;
       if (!(kase.eras ?? row.eras).includes(era)) continue;
       if (input.selectedRows && !input.selectedRows.has(kase.row) && kase.row !== ROUNDTRIP_ROW) continue;
-      const skipped = cannotRunHere(kase, input.profile);
+      const na = notApplicableHere(kase, input.profile);
+      const skipped = na ?? cannotRunHere(kase, input.profile);
       if (undrivable || skipped) {
         const result = {
           id: kase.id,
           status: undrivable ? "error" : "skip",
           reason: undrivable ?? skipped!,
+          ...(na && !undrivable ? { na: true } : {}),
         } as const;
         unrun.push({ row: kase.row, era, side: caseSide(row, kase.side), result });
         continue;
