@@ -15,18 +15,30 @@ function port(value: string): number {
   return n;
 }
 
+function httpUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.protocol === "http:" || url.protocol === "https:") return value;
+  } catch {}
+  throw new InvalidArgumentError("expected an http:// or https:// URL");
+}
+
 interface RelayCliOptions {
   answerTimeoutMs: number;
   review?: boolean;
   reviewPort?: number;
   reviewTimeoutMs?: number;
+  listen?: number;
+  upstreamUrl?: string;
 }
 
 /** The relay speaks MCP on the process's own stdin/stdout: it has no in-process form, so `io` is not used. */
 export function register(program: Command, setExit: SetExit, _io: CliIo): void {
   program
     .command("relay")
-    .description("run the reference sampling relay on stdio: relay [options] -- UPSTREAM_COMMAND…")
+    .description(
+      "run the reference sampling relay: relay [options] -- UPSTREAM_COMMAND… (or --upstream-url URL); stdio, or --listen PORT",
+    )
     .option(
       "--answer-timeout-ms <ms>",
       "how long a sampling question may stay unanswered",
@@ -43,8 +55,17 @@ export function register(program: Command, setExit: SetExit, _io: CliIo): void {
       port,
     )
     .option("--review-timeout-ms <ms>", "how long a reviewed question may stay undecided", positiveInt)
-    .argument("<upstream...>", "the upstream MCP server command (after --)")
+    .option("--listen <port>", "serve the downstream over Streamable HTTP at http://127.0.0.1:PORT/mcp", port)
+    .option("--upstream-url <url>", "reach the upstream MCP server over Streamable HTTP at this URL", httpUrl)
+    .argument("[upstream...]", "the upstream MCP server command (after --), unless --upstream-url")
     .action(async (upstream: string[], opts: RelayCliOptions) => {
+      if (upstream.length > 0 === (opts.upstreamUrl !== undefined)) {
+        process.stderr.write(
+          "mcpx-conform relay: give either an upstream command (after --) or --upstream-url, not both\n",
+        );
+        setExit(2);
+        return;
+      }
       // Loaded on demand: the relay is a separate program that shares only the validator with the judge.
       const { runRelay } = await import("../relay/relay.ts");
       const reviewPort = opts.reviewPort ?? (opts.review ? 0 : undefined);
@@ -53,6 +74,8 @@ export function register(program: Command, setExit: SetExit, _io: CliIo): void {
         answerTimeoutMs: opts.answerTimeoutMs,
         ...(reviewPort !== undefined ? { reviewPort } : {}),
         ...(opts.reviewTimeoutMs !== undefined ? { reviewTimeoutMs: opts.reviewTimeoutMs } : {}),
+        ...(opts.listen !== undefined ? { listen: opts.listen } : {}),
+        ...(opts.upstreamUrl !== undefined ? { upstreamUrl: opts.upstreamUrl } : {}),
       });
       setExit(0);
     });

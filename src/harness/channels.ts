@@ -96,8 +96,8 @@ export function recorded(
   const raw = channel.onRaw !== undefined;
   channel.onRaw?.((text, via) => recorder.record(end, "from-relay", text, session ?? via));
   return {
-    send: (line) => {
-      const sent = channel.send(line);
+    send: (line, options) => {
+      const sent = channel.send(line, options);
       const via = typeof sent === "string" ? sent : undefined;
       recorder.record(end, "to-relay", line, session ?? via);
       return via;

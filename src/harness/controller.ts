@@ -284,6 +284,7 @@ async function runInSession(
     answer: c.answer,
     ...(review ? { review } : {}),
     ...(kase.mrtr ? { mrtr: withCanary(kase.mrtr, c.canary) } : {}),
+    ...(kase.stream === "standalone" ? { unrelated: true } : {}),
   };
   let handOn!: (how: "session" | "lane") => void;
   const handedOn = new Promise<"session" | "lane">((r) => {

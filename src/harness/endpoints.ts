@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { PROJECT_ROOT } from "../model/load.ts";
 import type { TargetProfile } from "../model/target.ts";
+import type { Era } from "../protocol/eras.ts";
 import { type ControlServer, childStdioChannel, recorded } from "./channels.ts";
 import type { FrameRecorder } from "./frames.ts";
 import { httpDownstreamChannel } from "./http-downstream.ts";
@@ -94,7 +95,8 @@ export async function launchRelay(
 
 /**
  * Connects the harness answerer to the relay's downstream side; every frame is recorded (labelled `session` when
- * several downstream sessions share one relay). HTTP: one attempt (see connectWhenReady for the retries).
+ * several downstream sessions share one relay). HTTP: one attempt (see connectWhenReady for the retries); `era` is the
+ * one the answerer speaks (2026-07-28 over Streamable HTTP: no session, the version header from the start).
  */
 export async function openDownstream(
   profile: TargetProfile,
@@ -102,6 +104,7 @@ export async function openDownstream(
   url: string | undefined,
   recorder: FrameRecorder,
   session?: string,
+  era?: Era,
 ): Promise<{ channel: LineChannel; close(): Promise<void> }> {
   switch (profile.downstream.transport) {
     case "stdio":
@@ -119,6 +122,7 @@ export async function openDownstream(
         url,
         profile.startupTimeoutMs,
         downstreamHeaders(profile, undefined),
+        era,
       );
       return { channel: recorded(http.channel, recorder, "downstream", session), close: http.close };
     }

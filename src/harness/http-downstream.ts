@@ -1,7 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { type Era, isModernEra } from "../protocol/eras.ts";
 import { debug } from "./debug.ts";
 import type { HttpTransport } from "./http-upstream.ts";
 import type { LineChannel } from "./jsonrpc-peer.ts";
@@ -10,6 +12,33 @@ import { tapFetch } from "./wire-tap.ts";
 
 /** The reason a legacy SSE session ends with when the relay ends (or breaks) its event stream. */
 export const SSE_STREAM_CLOSED = "the relay closed the SSE stream";
+
+/**
+ * 2026-07-28 Streamable HTTP mirrors body fields into headers on every POST: `Mcp-Method` (the method) and, for
+ * tools/call, resources/read and prompts/get, `Mcp-Name` (params.name or params.uri; Base64 sentinel when not plain
+ * ASCII). The MCP-Protocol-Version header the SDK transport sets itself once told the version.
+ */
+export function modernHeadersFetch(base: FetchLike = fetch): FetchLike {
+  return (url, init) => {
+    if ((init?.method ?? "GET").toUpperCase() !== "POST" || typeof init?.body !== "string")
+      return base(url, init);
+    let message: Record<string, any>;
+    try {
+      message = JSON.parse(init.body);
+    } catch {
+      return base(url, init);
+    }
+    const headers = new Headers(init.headers);
+    if (typeof message?.method === "string") headers.set("mcp-method", message.method);
+    const name = message?.params?.name ?? message?.params?.uri;
+    if (typeof name === "string")
+      headers.set(
+        "mcp-name",
+        /^[\x20-\x7e]*$/.test(name) ? name : `=?base64?${Buffer.from(name).toString("base64")}?=`,
+      );
+    return base(url, { ...init, headers });
+  };
+}
 
 /**
  * A client session on the relay's downstream side (Streamable HTTP or legacy SSE, through the SDK's client
@@ -27,6 +56,8 @@ export const SSE_STREAM_CLOSED = "the relay closed the SSE stream";
  * what the SDK delivered. `recorded` records from `onRaw`, so each frame is in the evidence once, as sent.
  * On legacy SSE the session lives on its one event stream: when the relay ends it, the channel closes with
  * SSE_STREAM_CLOSED (the SDK would only try to reconnect, and the case would wait out its deadline).
+ * `era` 2026-07-28 (Streamable HTTP only): no session and no initialize; every POST carries the MCP-Protocol-Version
+ * header and the mirrored Mcp-Method / Mcp-Name headers from the start (the SDK transport asks for no session id).
  */
 // Long: one transport adapter: the SDK client transport, its frame recording and its close live in one closure.
 export async function httpDownstreamChannel(
@@ -34,7 +65,9 @@ export async function httpDownstreamChannel(
   url: string,
   timeoutMs: number,
   headers?: Record<string, string>,
+  era?: Era,
 ): Promise<{ channel: LineChannel; close(): Promise<void> }> {
+  const modern = era !== undefined && isModernEra(era);
   const target = new URL(url);
   const lineHandlers: Array<(line: string) => void> = [];
   const rawHandlers: Array<(raw: string) => void> = [];
@@ -50,18 +83,22 @@ export async function httpDownstreamChannel(
     closedReason = reason;
     for (const h of closeHandlers) h(reason);
   };
-  const tapped = tapFetch(transport, {
-    frame: (raw) => {
-      if (rawHandlers.length === 0) earlyRaw.push(raw);
-      else for (const h of rawHandlers) h(raw);
+  const tapped = tapFetch(
+    transport,
+    {
+      frame: (raw) => {
+        if (rawHandlers.length === 0) earlyRaw.push(raw);
+        else for (const h of rawHandlers) h(raw);
+      },
+      eventStreamEnded: (how) => {
+        debug(`downstream ${url}: the SSE event stream ${how}`);
+        streamEnded = `${SSE_STREAM_CLOSED} (the GET ${target.pathname} response ${how})`;
+        // Before start() resolved, the failed start says why; after, the session is over.
+        if (started) closeWith(streamEnded);
+      },
     },
-    eventStreamEnded: (how) => {
-      debug(`downstream ${url}: the SSE event stream ${how}`);
-      streamEnded = `${SSE_STREAM_CLOSED} (the GET ${target.pathname} response ${how})`;
-      // Before start() resolved, the failed start says why; after, the session is over.
-      if (started) closeWith(streamEnded);
-    },
-  });
+    modern ? modernHeadersFetch() : undefined,
+  );
   // The status of the relay's latest HTTP refusal: the SDK's error text leaves it out, the reason keeps it.
   let refusedWith: number | undefined;
   const fetch: typeof tapped = async (input, init) => {
@@ -76,6 +113,7 @@ export async function httpDownstreamChannel(
       ? new SSEClientTransport(target, options)
       : new StreamableHTTPClientTransport(target, options);
 
+  if (modern && era) client.setProtocolVersion?.(era);
   client.onmessage = (message: JSONRPCMessage) => {
     const m = message as Record<string, any>;
     if (m.method === undefined && initializeIds.delete(String(m.id))) {

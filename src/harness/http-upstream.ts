@@ -5,8 +5,11 @@ import { text as readText } from "node:stream/consumers";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { MRTR_ERA } from "../protocol/eras.ts";
+import { META } from "../protocol/wire.ts";
 import { debug } from "./debug.ts";
-import type { JsonRpcId, LineChannel } from "./jsonrpc-peer.ts";
+import type { JsonRpcId, LineChannel, SendOptions } from "./jsonrpc-peer.ts";
+import { STANDALONE_STREAM_POLL_MS, STANDALONE_STREAM_WAIT_MS } from "./waits.ts";
 
 /**
  * The harness upstream hosted over HTTP: a node:http server on 127.0.0.1 with the SDK's server transports
@@ -25,7 +28,13 @@ import type { JsonRpcId, LineChannel } from "./jsonrpc-peer.ts";
  * Responses go back to the session that sent the request with that id. A request or notification the upstream
  * sends on its own (sampling/createMessage during a tool call) goes to the session with the newest tool call in
  * flight, *related to that call*: on Streamable HTTP it then travels on the tool call's own response stream. Sent
- * without a related request id it would go to the standalone GET stream, and be dropped if none is open.
+ * `unrelated` (a case's `stream: standalone`) it goes without a related request id, on the standalone GET stream, and
+ * is dropped (as the SDK drops it) when the relay never opened one: the host waits a moment for that stream first.
+ *
+ * 2026-07-28 has no session and no initialize: a POST without Mcp-Session-Id that carries that protocol version
+ * (MCP-Protocol-Version header, `_meta`, or server/discover) is served statelessly here, without the SDK: its one
+ * request is handed to the scripted upstream and the response is the POST's body, as JSON (a notification gets
+ * 202). All such POSTs share one session label.
  */
 
 export type HttpTransport = "streamable-http" | "sse";
@@ -37,6 +46,8 @@ export const SSE_MESSAGES_PATH = "/messages";
 interface UpstreamSession {
   label: string;
   open: boolean;
+  /** Streamable HTTP: how many standalone GET streams the relay holds open on this session. */
+  standalone: number;
   /** Requests the relay sent on this session that the upstream has not answered yet, oldest first. */
   inFlight: Array<{ id: JsonRpcId; method: string }>;
   send(message: JSONRPCMessage, relatedRequestId?: JsonRpcId): Promise<void>;
@@ -71,10 +82,14 @@ export class HttpUpstreamHost {
   private sessionOpened!: () => void;
   private handedOut = false;
   private closed = false;
+  /** 2026-07-28: the one stateless session, once a 2026-07-28 POST came. */
+  private modern: UpstreamSession | undefined;
+  /** 2026-07-28: POSTs waiting for the upstream's response, by JSON-RPC id (JSON text), oldest first. */
+  private readonly modernReplies = new Map<string, ServerResponse[]>();
 
   /** The one channel every session of this host is multiplexed onto. */
   readonly channel: LineChannel = {
-    send: (line) => this.outbound(line),
+    send: (line, options) => this.outbound(line, options),
     onLine: (h) => {
       this.lineHandlers.push(h);
       for (const [line, via] of this.early.splice(0)) h(line, via);
@@ -177,6 +192,10 @@ export class HttpUpstreamHost {
     if (req.method !== "POST") {
       if (typeof sessionId !== "string") return reply(res, 400, "Bad Request: no session (initialize first)");
       if (!known) return reply(res, 404, "Session not found");
+      if (req.method === "GET") {
+        known.session.standalone++;
+        res.once("close", () => known.session.standalone--);
+      }
       return known.transport.handleRequest(req, res);
     }
     const text = await readText(req);
@@ -193,6 +212,7 @@ export class HttpUpstreamHost {
       if (!json) return reply(res, 400, "Parse error: the body is not JSON", -32700);
       return known.transport.handleRequest(req, res, body);
     }
+    if (json && isModernPost(req, body)) return this.modernPost(res, text, body as Record<string, unknown>);
     const opens =
       json && (Array.isArray(body) ? body : [body]).some((m) => isObject(m) && m.method === "initialize");
     if (!opens) {
@@ -238,10 +258,59 @@ export class HttpUpstreamHost {
     await transport.start();
   }
 
+  /**
+   * 2026-07-28: one POST, one message, no session. A request waits for the upstream's response, which becomes the
+   * POST's JSON body; a notification is accepted at once (202).
+   */
+  private modernPost(res: ServerResponse, text: string, message: Record<string, unknown>): void {
+    this.modern ??= this.addSession(
+      (reply) => this.modernReply(reply),
+      async () => {
+        for (const waiting of this.modernReplies.values())
+          for (const r of waiting) reply(r, 503, "the harness closed its HTTP upstream");
+        this.modernReplies.clear();
+      },
+    );
+    const session = this.modern;
+    this.wire(text, session.label);
+    if (typeof message.method !== "string") {
+      reply(res, 400, "Invalid Request: not a request", -32600);
+      return;
+    }
+    if (isId(message.id)) {
+      const key = JSON.stringify(message.id);
+      const waiting = this.modernReplies.get(key) ?? [];
+      waiting.push(res);
+      this.modernReplies.set(key, waiting);
+      res.once("close", () => {
+        const left = (this.modernReplies.get(key) ?? []).filter((r) => r !== res);
+        if (left.length > 0) this.modernReplies.set(key, left);
+        else this.modernReplies.delete(key);
+      });
+    } else {
+      res.writeHead(202).end();
+    }
+    this.inbound(session, message as JSONRPCMessage);
+  }
+
+  private async modernReply(message: JSONRPCMessage): Promise<void> {
+    const m = message as Record<string, unknown>;
+    const key = JSON.stringify(m.id);
+    const res = this.modernReplies.get(key)?.shift();
+    if (this.modernReplies.get(key)?.length === 0) this.modernReplies.delete(key);
+    if (!res || res.writableEnded) {
+      debug(`upstream host: no 2026-07-28 POST waits for the response ${key}`);
+      return;
+    }
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify(message));
+  }
+
   private addSession(send: UpstreamSession["send"], close: UpstreamSession["close"]): UpstreamSession {
     const session: UpstreamSession = {
       label: `upstream-${this.sessions.length + 1}`,
       open: true,
+      standalone: 0,
       inFlight: [],
       send,
       close,
@@ -266,7 +335,7 @@ export class HttpUpstreamHost {
     else for (const h of this.lineHandlers) h(line, session.label);
   }
 
-  private outbound(line: string): string | undefined {
+  private outbound(line: string, options?: SendOptions): string | undefined {
     let message: Record<string, unknown>;
     try {
       message = JSON.parse(line);
@@ -290,18 +359,44 @@ export class HttpUpstreamHost {
       const calls = open.flatMap((s) => s.inFlight.map((r) => ({ s, r })));
       const pick = calls.filter((c) => c.r.method === "tools/call").at(-1) ?? calls.at(-1);
       session = pick?.s ?? open.at(-1);
-      related = pick?.r.id;
+      related = options?.unrelated ? undefined : pick?.r.id;
     }
     if (!session) {
       debug(`upstream host: no session to send ${line.slice(0, 120)}`);
       return undefined;
     }
     const label = session.label;
-    session
-      .send(message as JSONRPCMessage, related)
+    const target = session;
+    const ready =
+      !isResponse && options?.unrelated && this.transport === "streamable-http"
+        ? standaloneStream(target)
+        : Promise.resolve();
+    ready
+      .then(() => target.send(message as JSONRPCMessage, related))
       .catch((error) =>
         debug(`upstream ${label}: send failed: ${error instanceof Error ? error.message : error}`),
       );
     return label;
   }
+}
+
+/**
+ * Before a request goes on the standalone GET stream: the relay opens that stream on its own after initialize, so
+ * give it a moment (STANDALONE_STREAM_WAIT_MS) when it is not open yet; a relay that never opens it loses the request.
+ */
+async function standaloneStream(session: UpstreamSession): Promise<void> {
+  const deadline = performance.now() + STANDALONE_STREAM_WAIT_MS;
+  while (session.standalone === 0 && performance.now() < deadline)
+    await new Promise((r) => setTimeout(r, STANDALONE_STREAM_POLL_MS));
+  if (session.standalone === 0)
+    debug(`upstream ${session.label}: no standalone GET stream open; the unrelated request goes nowhere`);
+}
+
+/** A POST of 2026-07-28 (no session): by its MCP-Protocol-Version header, its `_meta` or server/discover. */
+function isModernPost(req: IncomingMessage, body: unknown): boolean {
+  if (req.headers["mcp-protocol-version"] === MRTR_ERA) return true;
+  if (!isObject(body)) return false;
+  if (body.method === "server/discover") return true;
+  const meta = isObject(body.params) ? body.params._meta : undefined;
+  return isObject(meta) && meta[META.protocolVersion] === MRTR_ERA;
 }

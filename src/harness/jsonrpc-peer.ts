@@ -7,12 +7,21 @@
  * (malformed results, bad pairings, raw error objects).
  */
 
+/** How a frame is to travel, where the transport gives a choice (others ignore it). */
+export interface SendOptions {
+  /**
+   * Streamable HTTP upstream (legacy eras): send this server request on the standalone GET stream, tied to no
+   * request of the client, instead of on the response stream of the tool call in flight.
+   */
+  unrelated?: boolean;
+}
+
 export interface LineChannel {
   /**
    * Sends one frame. A channel that multiplexes several connections returns the label (a string) of the one it
    * used; whatever any other channel returns is ignored.
    */
-  send(line: string): unknown;
+  send(line: string, options?: SendOptions): unknown;
   /** `via`: on a channel that multiplexes several connections, the label of the one the line came from. */
   onLine(handler: (line: string, via?: string) => void): void;
   /**
@@ -89,7 +98,12 @@ export class JsonRpcPeer {
   }
 
   /** Sends a request and waits for its response (result or error), or rejects on timeout/close. */
-  request(method: string, params: unknown, timeoutMs: number): Promise<JsonRpcResponse> {
+  request(
+    method: string,
+    params: unknown,
+    timeoutMs: number,
+    options?: SendOptions,
+  ): Promise<JsonRpcResponse> {
     const id: JsonRpcId = this.idPrefix ? `${this.idPrefix}${this.nextId++}` : this.nextId++;
     return new Promise((resolve, reject) => {
       if (this.closedReason !== undefined) {
@@ -105,6 +119,7 @@ export class JsonRpcPeer {
         JSON.stringify(
           params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params },
         ),
+        options,
       );
     });
   }
@@ -116,9 +131,9 @@ export class JsonRpcPeer {
   }
 
   /** Sends any text as one frame, legal or not. */
-  sendRaw(line: string): void {
+  sendRaw(line: string, options?: SendOptions): void {
     if (this.closedReason !== undefined) return;
-    this.channel.send(line);
+    this.channel.send(line, options);
   }
 
   close(reason: string): void {

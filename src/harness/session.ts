@@ -48,6 +48,8 @@ export interface CaseRunInput {
   review?: Review;
   /** 2026-07-28: the inputRequests key and requestState the upstream uses. */
   mrtr?: InputFraming;
+  /** Streamable HTTP upstream: send the sampling request on the standalone GET stream, tied to no request. */
+  unrelated?: boolean;
 }
 
 export interface CaseRunOutput {
@@ -260,7 +262,7 @@ export class RelaySession {
     const { capabilities } = this.options;
     const connected = await Promise.race([
       connectWhenReady(
-        () => openDownstream(profile, this.relay, url, this.recorder),
+        () => openDownstream(profile, this.relay, url, this.recorder, undefined, downstreamEra),
         (channel) => {
           this.answerer = isModernEra(downstreamEra)
             ? new ModernAnswerer(channel, capabilities, profile.probe)
@@ -323,7 +325,14 @@ export class RelaySession {
       const outcomeP = new Promise<UpstreamOutcome>((r) => {
         settle = r;
       });
-      upstream.arm({ caseKey: input.caseKey, params: input.params, waitMs, done: settle, mrtr: input.mrtr });
+      upstream.arm({
+        caseKey: input.caseKey,
+        params: input.params,
+        waitMs,
+        done: settle,
+        mrtr: input.mrtr,
+        ...(input.unrelated ? { unrelated: true } : {}),
+      });
       const raced = callProbeAndRace(
         this.answerer,
         input.caseKey,

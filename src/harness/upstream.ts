@@ -11,6 +11,8 @@ export interface Probe {
   /** How long to wait for the relay's answer to the sampling request. */
   waitMs: number;
   done: (outcome: UpstreamOutcome) => void;
+  /** Streamable HTTP: send the sampling request on the standalone GET stream (tied to no request) instead. */
+  unrelated?: boolean;
 }
 
 /**
@@ -93,7 +95,12 @@ export class ScriptedUpstream {
     let outcome: UpstreamOutcome;
     const started = performance.now();
     try {
-      const response = await this.peer.request("sampling/createMessage", probe.params, probe.waitMs);
+      const response = await this.peer.request(
+        "sampling/createMessage",
+        probe.params,
+        probe.waitMs,
+        probe.unrelated ? { unrelated: true } : undefined,
+      );
       outcome =
         response.error !== undefined
           ? { kind: "error", error: response.error as any }

@@ -81,3 +81,8 @@ export const TERMINATE_SESSION_MS = scaled(1_000);
 
 /** 2026-07-28: how long the answerer waits for server/discover, which a relay may leave unanswered (it is optional). */
 export const DISCOVER_TIMEOUT_MS = scaled(5_000);
+
+/** Streamable HTTP upstream: how long a request meant for the standalone GET stream waits for the relay to open it. */
+export const STANDALONE_STREAM_WAIT_MS = scaled(1_000);
+/** How often that wait looks whether the stream is open (a GET has no event the host could await here). */
+export const STANDALONE_STREAM_POLL_MS = scaled(20);

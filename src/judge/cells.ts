@@ -82,6 +82,11 @@ export function buildCells(
           });
           continue;
         }
+        if (cases.every((c) => c.status === "skip" && c.na)) {
+          const note = [...new Set(cases.map((c) => c.reason))].join("; ");
+          cells.push({ row: row.id, era, side, status: "n/a", note, cases });
+          continue;
+        }
         let status = cellStatus(cases);
         let note = status === "partial" || status === "not-run" ? skipNote(cases) : undefined;
         const uncovered = status === "pass" ? coverageNote(row.id, era, side, mine) : undefined;

@@ -191,6 +191,13 @@ export const CaseSchema = z
       .object({ key: z.string().min(1).optional(), requestState: z.string().nullable().optional() })
       .strict()
       .optional(),
+    /**
+     * Streamable HTTP upstreams, legacy eras: which stream the upstream sends its sampling request on. `related`: on
+     * the probe tool call's own POST response stream (tied to the call); `standalone`: on the standalone GET stream,
+     * tied to no request of the client ("off the request path"), which a relay that never opens that stream loses.
+     * A case with `stream` does not apply to other upstream transports (its cell there is n/a).
+     */
+    stream: z.enum(["related", "standalone"]).optional(),
     expect: z.array(ExpectationSchema).min(1),
     /**
      * The wire checks this case's rule rests on (ids of src/model/checks.ts), when the expectation alone does not

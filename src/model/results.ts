@@ -27,6 +27,11 @@ export const CaseResultSchema = z.object({
    * can be rebuilt from results alone (`merge`).
    */
   covers: z.object({ indexes: z.array(z.string()), contentTypes: z.array(z.string()) }).optional(),
+  /**
+   * With status `skip`: the case does not apply to this target at all (e.g. a Streamable HTTP stream case against a
+   * stdio upstream), so a cell of such cases alone is `n/a` with the reason, not `not-run`.
+   */
+  na: z.boolean().optional(),
 });
 export type CaseResult = z.infer<typeof CaseResultSchema>;
 

@@ -1,4 +1,3 @@
-import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { CODE } from "../protocol/wire.ts";
@@ -12,7 +11,7 @@ export type Id = string | number;
 export type Reply = { result: Record<string, unknown> } | { error: WireError };
 
 /**
- * The upstream's stdio transport, shared by whoever speaks to the upstream: the SDK Client (legacy upstream) or
+ * The upstream's transport (stdio, or Streamable HTTP with --upstream-url), shared by whoever speaks to the upstream: the SDK Client (legacy upstream) or
  * an UpstreamLink (2026-07-28). It starts once, and a close only detaches its user (the SDK Client closes its
  * transport when initialize is refused, which must not end the upstream the relay then speaks 2026-07-28 to);
  * `shutdown` ends it for good.
@@ -24,7 +23,7 @@ export class SharedTransport implements Transport {
   protocolVersion: string | undefined;
   private started: Promise<void> | undefined;
 
-  constructor(private readonly real: StdioClientTransport) {}
+  constructor(private readonly real: Transport) {}
 
   start(): Promise<void> {
     this.started ??= (async () => {

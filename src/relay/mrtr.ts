@@ -1,4 +1,3 @@
-import type { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { MRTR_ERA } from "../protocol/eras.ts";
@@ -52,7 +51,7 @@ export class DownstreamSwitch implements Transport {
   private mode: "legacy" | "modern" | undefined;
 
   constructor(
-    private readonly real: StdioServerTransport,
+    private readonly real: Transport,
     private readonly onModern: (message: JSONRPCMessage) => void,
   ) {}
 
@@ -86,7 +85,7 @@ export interface ModernRelayOptions {
   policy: RelayPolicy;
   /** The upstream's transport (shared with the SDK Client of the legacy path; only one of them ever starts it). */
   upstream: Transport;
-  downstream: StdioServerTransport;
+  downstream: Transport;
   /** How long a question passed down may stay unanswered (the pending requestState's TTL). */
   answerTimeoutMs: number;
   name: string;

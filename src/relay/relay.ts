@@ -15,6 +15,7 @@ import { CODE } from "../protocol/wire.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
 import { ModernUpstreamBridge } from "./bridge-modern-upstream.ts";
 import { Unanswered, WireFailure } from "./failure.ts";
+import { HttpDownstreamTransport, httpUpstreamTransport } from "./http.ts";
 import { SharedTransport, UpstreamLink } from "./link.ts";
 import { DownstreamSwitch, ModernRelay } from "./mrtr.ts";
 import { REFERENCE_POLICY, type RelayPolicy } from "./policy.ts";
@@ -22,8 +23,12 @@ import { ReviewSurface } from "./review-surface.ts";
 import { REFERENCE_REVIEW, type ReviewPolicy, reviewedSampling } from "./reviewed.ts";
 
 export interface RelayOptions {
-  /** The upstream MCP server to launch on stdio: program and arguments. */
+  /** The upstream MCP server to launch on stdio: program and arguments (empty with `upstreamUrl`). */
   upstream: string[];
+  /** Reach the upstream MCP server over Streamable HTTP at this URL instead of launching it. */
+  upstreamUrl?: string;
+  /** Serve the downstream over Streamable HTTP on this loopback port (path /mcp) instead of stdio. */
+  listen?: number;
   /** How long a sampling question may stay unanswered before the relay reports expiry. */
   answerTimeoutMs: number;
   policy?: RelayPolicy;
@@ -93,14 +98,16 @@ export async function runRelay(options: RelayOptions): Promise<void> {
   const server = new Server({ name, version: "1" }, { capabilities: { tools: {} } });
   const client = new RelayClient({ name, version: "1" }, { capabilities: {} });
   const [program, ...args] = options.upstream;
-  if (!program) throw new Error("no upstream command given");
+  if (!program && !options.upstreamUrl) throw new Error("no upstream command given");
   const upstreamTransport = new SharedTransport(
-    new StdioClientTransport({
-      command: program,
-      args,
-      env: process.env as Record<string, string>,
-      stderr: "inherit",
-    }),
+    options.upstreamUrl
+      ? httpUpstreamTransport(options.upstreamUrl)
+      : new StdioClientTransport({
+          command: program!,
+          args,
+          env: process.env as Record<string, string>,
+          stderr: "inherit",
+        }),
   );
   /** Set when the upstream speaks 2026-07-28 to a legacy downstream. */
   let bridge: ModernUpstreamBridge | undefined;
@@ -253,7 +260,8 @@ export async function runRelay(options: RelayOptions): Promise<void> {
     }
   };
 
-  const downstreamTransport = new StdioServerTransport();
+  const downstreamTransport =
+    options.listen !== undefined ? new HttpDownstreamTransport(options.listen) : new StdioServerTransport();
   // A 2026-07-28 downstream (no initialize; _meta protocolVersion on its first request) is served by the modern
   // path, which speaks 2026-07-28 upstream too; the SDK Server above only ever sees a legacy session.
   const modern = new ModernRelay({

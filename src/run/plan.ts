@@ -22,21 +22,52 @@ export interface RunPlan {
   unrun: JudgedCase[];
 }
 
-/** Why the harness cannot drive an era over this target's transports, if it cannot (an error, not a verdict). */
+/**
+ * Why the harness cannot drive an era over this target's transports, if it cannot (an error, not a verdict). The
+ * harness speaks 2026-07-28 over stdio and Streamable HTTP at both ends; that era has no legacy SSE transport (its
+ * server-to-client requests travel inside results, and the HTTP+SSE pair was retired before it).
+ */
 export function harnessCannotDrive(profile: TargetProfile, era: Era): string | undefined {
   if (!isModernEra(era)) return undefined;
+  const sse = [
+    profile.upstream.transport === "sse" ? "upstream sse" : "",
+    profile.downstream.transport === "sse" ? "downstream sse" : "",
+  ].filter(Boolean);
+  return sse.length
+    ? `the harness drives ${era} over stdio and Streamable HTTP only (${era} has no legacy SSE transport); this target uses ${sse.join(" and ")}, so the cell was not exercised`
+    : undefined;
+}
+
+/**
+ * Why the harness cannot drive a case whose ends speak different eras over this target's transports, if it cannot:
+ * a relay between a legacy end and a 2026-07-28 end is driven over stdio only (the HTTP ends of either era are
+ * exercised with both ends in one era).
+ */
+export function harnessCannotBridge(
+  profile: TargetProfile,
+  era: Era,
+  downstreamEra: Era | undefined,
+): string | undefined {
+  if (!downstreamEra || isModernEra(era) === isModernEra(downstreamEra)) return undefined;
   const http = [
     profile.upstream.transport !== "stdio" ? `upstream ${profile.upstream.transport}` : "",
     profile.downstream.transport !== "stdio" ? `downstream ${profile.downstream.transport}` : "",
   ].filter(Boolean);
   return http.length
-    ? `the harness drives ${era} over stdio only; this target uses ${http.join(" and ")}, so the cell was not exercised`
+    ? `the harness drives a relay between ${era} and ${downstreamEra} over stdio only; this target uses ${http.join(" and ")}, so the case was not exercised`
     : undefined;
 }
 
 /** Review cases that pass a question on to a model, against a broker with nobody behind it to pass it to. */
 export const BROKER_NO_MODEL =
   "the broker has no approve call (nobody behind it to pass the question on to), so a review that approves a request or reviews a model's response cannot be driven";
+
+/** Why a case does not apply to this target at all (its cell is n/a), if it does not. */
+export function notApplicableHere(kase: LoadedCase, profile: TargetProfile): string | undefined {
+  if (kase.stream && profile.upstream.transport !== "streamable-http")
+    return `n/a on a ${profile.upstream.transport} upstream: only Streamable HTTP has a standalone GET stream beside each request's own response stream, so a request is related or unrelated to a call only there`;
+  return undefined;
+}
 
 /** Why this target cannot run a case at all, if it cannot. */
 function cannotRunHere(kase: LoadedCase, profile: TargetProfile): string | undefined {
@@ -71,16 +102,19 @@ export function planRun(input: {
     for (const kase of ordered) {
       const undrivable =
         harnessCannotDrive(input.profile, era) ??
-        (kase.downstreamEra ? harnessCannotDrive(input.profile, kase.downstreamEra) : undefined);
+        (kase.downstreamEra ? harnessCannotDrive(input.profile, kase.downstreamEra) : undefined) ??
+        harnessCannotBridge(input.profile, era, kase.downstreamEra);
       const row = rows.get(kase.row)!;
       if (!(kase.eras ?? row.eras).includes(era)) continue;
       if (input.selectedRows && !input.selectedRows.has(kase.row) && kase.row !== ROUNDTRIP_ROW) continue;
-      const skipped = cannotRunHere(kase, input.profile);
+      const na = notApplicableHere(kase, input.profile);
+      const skipped = na ?? cannotRunHere(kase, input.profile);
       if (undrivable || skipped) {
         const result = {
           id: kase.id,
           status: undrivable ? "error" : "skip",
           reason: undrivable ?? skipped!,
+          ...(na && !undrivable ? { na: true } : {}),
         } as const;
         unrun.push({ row: kase.row, era, side: caseSide(row, kase.side), result });
         continue;

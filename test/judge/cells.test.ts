@@ -135,3 +135,28 @@ describe("summarize", () => {
     });
   });
 });
+
+describe("buildCells: a case that does not apply to the target", () => {
+  const reg = {
+    rows: [row({ id: "sampling-a", side: "client", eras: ["2025-11-25"] })],
+  } as unknown as Register;
+  const na = (id: string): CaseResult => ({
+    id,
+    status: "skip",
+    reason: "n/a on a stdio upstream",
+    na: true,
+  });
+  const judged = (results: CaseResult[]): JudgedCase[] =>
+    results.map((r) => ({ row: "sampling-a", era: "2025-11-25", side: "client", result: r }));
+
+  it("makes the cell n/a with the reason when every case of it is n/a here", () => {
+    const [cell] = buildCells(reg, judged([na("x"), na("y")]), ["2025-11-25"]);
+    expect(cell).toMatchObject({ status: "n/a", note: "n/a on a stdio upstream" });
+    expect(cell!.cases.map((c) => c.id)).toEqual(["x", "y"]);
+  });
+
+  it("leaves a plain skip not-run, and a cell with a case that ran judged on it", () => {
+    expect(buildCells(reg, judged([result("x", "skip")]), ["2025-11-25"])[0]!.status).toBe("not-run");
+    expect(buildCells(reg, judged([na("x"), result("y", "fail")]), ["2025-11-25"])[0]!.status).toBe("fail");
+  });
+});
