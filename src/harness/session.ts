@@ -303,6 +303,7 @@ export class RelaySession {
    * (the answerer waits on purpose: an answer that never comes or comes late): the session stays this case's, but the
    * caller may drive other sessions meanwhile.
    */
+  // Long: one case at both ends (arm, call, race, hand the session on, settle) reads as one sequence.
   async runCase(input: CaseRunInput, hooks: CaseHooks = {}): Promise<CaseRunOutput> {
     const { profile } = this.options;
     const start = this.recorder.mark();
