@@ -20,6 +20,8 @@ interface RelayCliOptions {
   review?: boolean;
   reviewPort?: number;
   reviewTimeoutMs?: number;
+  maxOpenSampling?: number;
+  maxToolRounds?: number;
 }
 
 /** The relay speaks MCP on the process's own stdin/stdout: it has no in-process form, so `io` is not used. */
@@ -43,6 +45,16 @@ export function register(program: Command, setExit: SetExit, _io: CliIo): void {
       port,
     )
     .option("--review-timeout-ms <ms>", "how long a reviewed question may stay undecided", positiveInt)
+    .option(
+      "--max-open-sampling <n>",
+      "rate limit: sampling requests of the upstream open at once; the excess is refused without asking (default 16)",
+      positiveInt,
+    )
+    .option(
+      "--max-tool-rounds <n>",
+      "tool-loop iteration limit: tool rounds one sampling request may carry (default 10)",
+      positiveInt,
+    )
     .argument("<upstream...>", "the upstream MCP server command (after --)")
     .action(async (upstream: string[], opts: RelayCliOptions) => {
       // Loaded on demand: the relay is a separate program that shares only the validator with the judge.
@@ -53,6 +65,10 @@ export function register(program: Command, setExit: SetExit, _io: CliIo): void {
         answerTimeoutMs: opts.answerTimeoutMs,
         ...(reviewPort !== undefined ? { reviewPort } : {}),
         ...(opts.reviewTimeoutMs !== undefined ? { reviewTimeoutMs: opts.reviewTimeoutMs } : {}),
+        limits: {
+          ...(opts.maxOpenSampling !== undefined ? { maxPendingSampling: opts.maxOpenSampling } : {}),
+          ...(opts.maxToolRounds !== undefined ? { maxToolRounds: opts.maxToolRounds } : {}),
+        },
       });
       setExit(0);
     });
