@@ -30,9 +30,12 @@ interface RelayCliOptions {
   reviewTimeoutMs?: number;
   listen?: number;
   upstreamUrl?: string;
+  maxOpenSampling?: number;
+  maxToolRounds?: number;
 }
 
 /** The relay speaks MCP on the process's own stdin/stdout: it has no in-process form, so `io` is not used. */
+// Long: the relay command's whole surface (every option with its help) in one declaration, as commander reads it.
 export function register(program: Command, setExit: SetExit, _io: CliIo): void {
   program
     .command("relay")
@@ -57,6 +60,16 @@ export function register(program: Command, setExit: SetExit, _io: CliIo): void {
     .option("--review-timeout-ms <ms>", "how long a reviewed question may stay undecided", positiveInt)
     .option("--listen <port>", "serve the downstream over Streamable HTTP at http://127.0.0.1:PORT/mcp", port)
     .option("--upstream-url <url>", "reach the upstream MCP server over Streamable HTTP at this URL", httpUrl)
+    .option(
+      "--max-open-sampling <n>",
+      "rate limit: sampling requests of the upstream open at once; the excess is refused without asking (default 16)",
+      positiveInt,
+    )
+    .option(
+      "--max-tool-rounds <n>",
+      "tool-loop iteration limit: tool rounds one sampling request may carry (default 10)",
+      positiveInt,
+    )
     .argument("[upstream...]", "the upstream MCP server command (after --), unless --upstream-url")
     .action(async (upstream: string[], opts: RelayCliOptions) => {
       if (upstream.length > 0 === (opts.upstreamUrl !== undefined)) {
@@ -76,6 +89,10 @@ export function register(program: Command, setExit: SetExit, _io: CliIo): void {
         ...(opts.reviewTimeoutMs !== undefined ? { reviewTimeoutMs: opts.reviewTimeoutMs } : {}),
         ...(opts.listen !== undefined ? { listen: opts.listen } : {}),
         ...(opts.upstreamUrl !== undefined ? { upstreamUrl: opts.upstreamUrl } : {}),
+        limits: {
+          ...(opts.maxOpenSampling !== undefined ? { maxPendingSampling: opts.maxOpenSampling } : {}),
+          ...(opts.maxToolRounds !== undefined ? { maxToolRounds: opts.maxToolRounds } : {}),
+        },
       });
       setExit(0);
     });

@@ -1,5 +1,6 @@
 import type { Answer } from "../model/case.ts";
 import type { Era } from "../protocol/eras.ts";
+import type { AnswerFor } from "./ends.ts";
 import { JsonRpcPeer, type LineChannel } from "./jsonrpc-peer.ts";
 import { findProbeTool, type ProbeTemplate, probeCall } from "./probe-call.ts";
 import { PROBE_TOOL } from "./upstream.ts";
@@ -15,6 +16,7 @@ export class ClientAnswerer {
   negotiated: string | null = null;
   probeTool = PROBE_TOOL;
   private answer: Answer | undefined;
+  private answerFor: AnswerFor | undefined;
   /** Sampling requests received since the last reset, with what was answered. */
   asked: unknown[] = [];
   answered: unknown;
@@ -49,8 +51,9 @@ export class ClientAnswerer {
     this.probeTool = findProbeTool(list, this.probe);
   }
 
-  script(answer: Answer): void {
+  script(answer: Answer, answerFor?: AnswerFor): void {
     this.answer = answer;
+    this.answerFor = answerFor;
     this.asked = [];
     this.answered = undefined;
   }
@@ -73,8 +76,12 @@ export class ClientAnswerer {
           this.onWait?.();
           await new Promise((r) => setTimeout(r, answer.delayMs));
         }
-        this.answered = { result: answer.result };
-        return { result: answer.result };
+        {
+          // Several requests in one case: each gets its own result; `answered` keeps the first reply.
+          const result = this.answerFor?.(params) ?? answer.result;
+          this.answered ??= { result };
+          return { result };
+        }
       case "decline": {
         const error = answer.error ?? DEFAULT_DECLINE;
         this.answered = { error };

@@ -9,6 +9,7 @@ import { ControlServer } from "./channels.ts";
 import { canaryFor, withCanary } from "./instantiate.ts";
 import { bystanderAnswer, runIsolationCase } from "./isolation.ts";
 import { KILL_GRACE_MS } from "./processes.ts";
+import { sequenceFor } from "./sequence.ts";
 import { type CaseHooks, type CaseRunOutput, RelaySession, SessionStartError } from "./session.ts";
 import { CASE_SLACK_MS } from "./waits.ts";
 
@@ -122,7 +123,8 @@ function instantiate(
   runs: Array<CaseRun | undefined>,
 ) {
   const canary = canaryFor(kase.id, era, plan.seed, index);
-  const params = withCanary(kase.request, canary);
+  const sequence = sequenceFor(kase, canary);
+  const params = sequence?.sequence.first[0]?.params ?? withCanary(kase.request, canary);
   const startedAt = new Date().toISOString();
   const t0 = performance.now();
   const record = (out: Outcome) => {
@@ -149,6 +151,7 @@ function instantiate(
     canary,
     params,
     answer: withProfileDelay(withCanary(kase.answer, canary), plan.profile),
+    sequence,
     record,
     /** The harness could not drive this case: an error with the real cause, never a verdict on the relay. */
     notDriven: (failure: Failure, prefix = "") =>
@@ -285,6 +288,7 @@ async function runInSession(
     ...(review ? { review } : {}),
     ...(kase.mrtr ? { mrtr: withCanary(kase.mrtr, c.canary) } : {}),
     ...(kase.stream === "standalone" ? { unrelated: true } : {}),
+    ...(c.sequence ?? {}),
   };
   let handOn!: (how: "session" | "lane") => void;
   const handedOn = new Promise<"session" | "lane">((r) => {

@@ -1,4 +1,5 @@
 import type { Answer } from "../model/case.ts";
+import type { SequenceEntry, UpstreamOutcome } from "../model/evidence.ts";
 import type { JsonRpcPeer, JsonRpcResponse } from "./jsonrpc-peer.ts";
 import type { Probe } from "./upstream.ts";
 
@@ -15,9 +16,31 @@ export interface InputFraming {
   requestState?: string | null;
 }
 
+/** One sampling request of a sequence: its params, the token its canary became, and (2026-07-28) its key. */
+export interface Ask {
+  key: string;
+  token: string;
+  params: Record<string, unknown>;
+}
+
+/**
+ * Several sampling requests for one probe call (cases with `sequence:` or `mrtr.keys:`), all within the probe's one
+ * wait. A round's requests go out at once (legacy: concurrent requests; 2026-07-28: one input_required with a key
+ * each); the next round is asked for once every request of the round has its outcome.
+ */
+export interface Sequence {
+  first: Ask[];
+  /** The requests of round `round + 1` from the outcomes of round `round`; undefined or empty ends the sequence. */
+  next?(round: number, answered: Array<{ ask: Ask; outcome: UpstreamOutcome }>): Ask[] | undefined;
+  /** Where the upstream records each request it sent, with its outcome, in order. */
+  record: SequenceEntry[];
+}
+
 export interface ArmedProbe extends Probe {
   /** 2026-07-28 only; legacy upstreams ignore it. */
   mrtr?: InputFraming;
+  /** Several sampling requests instead of `params` alone (its first request's outcome is the probe's). */
+  sequence?: Sequence;
 }
 
 export interface HarnessUpstream {
@@ -51,10 +74,14 @@ export interface HarnessAnswerer {
   /** Called when the script makes the answerer wait on purpose (the session hands the lane on meanwhile). */
   onWait: (() => void) | undefined;
   connect(timeoutMs: number): Promise<void>;
-  script(answer: Answer): void;
+  /** `answerFor`: the result for one request, when it depends on the request (several requests in one case). */
+  script(answer: Answer, answerFor?: AnswerFor): void;
   /** Calls the probe tool and resolves with the relay's final response to that call. */
   callProbe(caseKey: string, timeoutMs: number): Promise<JsonRpcResponse>;
 }
+
+/** The accepted result for one sampling request a case sends among several (undefined: the case's own result). */
+export type AnswerFor = (params: unknown) => Record<string, unknown> | undefined;
 
 /** The probe call's own ending: the relay's final response to it, or why there was none. */
 export type ProbeCallEnd = { response: JsonRpcResponse } | { error: Error };

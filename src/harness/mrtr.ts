@@ -3,7 +3,7 @@ import type { Answer } from "../model/case.ts";
 import type { UpstreamOutcome } from "../model/evidence.ts";
 import { MRTR_ERA } from "../protocol/eras.ts";
 import { CODE, isObject as isJsonObject, META, METHOD } from "../protocol/wire.ts";
-import type { ArmedProbe, HarnessAnswerer, HarnessUpstream } from "./ends.ts";
+import type { AnswerFor, ArmedProbe, Ask, HarnessAnswerer, HarnessUpstream } from "./ends.ts";
 import { JsonRpcPeer, type JsonRpcResponse, type LineChannel } from "./jsonrpc-peer.ts";
 import { findProbeTool, type ProbeTemplate, probeCall } from "./probe-call.ts";
 import { PROBE_TOOL } from "./upstream.ts";
@@ -20,8 +20,11 @@ import { DISCOVER_TIMEOUT_MS } from "./waits.ts";
 /** The inputRequests key the upstream uses unless a case pins one. */
 export const DEFAULT_INPUT_KEY = "mcpx-conform/sample";
 
-/** Input rounds the answerer goes through for one call before it gives up on a relay that keeps asking. */
-const MAX_ROUNDS = 4;
+/**
+ * Input rounds the answerer goes through for one call before it gives up on a relay that keeps asking: above the
+ * longest sequence a case may script (a tool loop of 50 requests), so a relay without an iteration limit is seen.
+ */
+const MAX_ROUNDS = 60;
 
 const isObject = (v: unknown): v is Record<string, any> => isJsonObject(v);
 const clip = (s: string, n = 120) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
@@ -42,6 +45,9 @@ interface Awaiting {
   requestState: string | undefined;
   timer: NodeJS.Timeout;
   deadline: number;
+  /** A sequence: the requests of the current round, by key (`key` above is the first's). */
+  asks?: Ask[];
+  round: number;
 }
 
 /**
@@ -174,23 +180,36 @@ export class ModernUpstream implements HarnessUpstream {
       return { error: { code: -32603, message: "no conformance case is running" } };
     }
     this.armed.delete(probe.caseKey);
-    const key = probe.mrtr?.key ?? DEFAULT_INPUT_KEY;
-    const requestState =
-      probe.mrtr?.requestState === null
-        ? undefined
-        : (probe.mrtr?.requestState ?? opaqueState(probe.caseKey, probe.params));
+    const asks = probe.sequence?.first;
+    const key = asks?.[0]?.key ?? probe.mrtr?.key ?? DEFAULT_INPUT_KEY;
+    const requestState = this.stateFor(probe, 0);
     const awaiting: Awaiting = {
       probe,
       key,
       requestState,
       deadline: performance.now() + probe.waitMs,
       timer: setTimeout(() => this.expire(awaiting, `no retry within ${probe.waitMs} ms`), probe.waitMs),
+      ...(asks ? { asks } : {}),
+      round: 0,
     };
     this.awaiting.set(probe.caseKey, awaiting);
+    return this.inputRequired(asks ?? [{ key, token: "", params: probe.params }], requestState);
+  }
+
+  /** The requestState of a round: as the case pins it (null: none), else opaque and unique to the case and round. */
+  private stateFor(probe: ArmedProbe, round: number): string | undefined {
+    if (probe.mrtr?.requestState === null) return undefined;
+    if (probe.mrtr?.requestState !== undefined && round === 0) return probe.mrtr.requestState;
+    return opaqueState(round === 0 ? probe.caseKey : `${probe.caseKey}#${round}`, probe.params);
+  }
+
+  private inputRequired(asks: Ask[], requestState: string | undefined) {
     return {
       result: {
         resultType: "input_required",
-        inputRequests: { [key]: { method: METHOD.createMessage, params: probe.params } },
+        inputRequests: Object.fromEntries(
+          asks.map((a) => [a.key, { method: METHOD.createMessage, params: a.params }]),
+        ),
         ...(requestState !== undefined ? { requestState } : {}),
       },
     };
@@ -221,7 +240,57 @@ export class ModernUpstream implements HarnessUpstream {
   private expire(a: Awaiting, detail: string): void {
     if (this.awaiting.get(a.probe.caseKey) !== a) return;
     this.awaiting.delete(a.probe.caseKey);
-    a.probe.done({ kind: "withheld", detail });
+    const outcome: UpstreamOutcome = { kind: "withheld", detail };
+    const sequence = a.probe.sequence;
+    if (!sequence || !a.asks) {
+      a.probe.done(outcome);
+      return;
+    }
+    for (const ask of a.asks)
+      sequence.record.push({ round: a.round, key: ask.key, token: ask.token, sent: ask.params, outcome });
+    a.probe.done(sequence.record[0]!.outcome);
+  }
+
+  /** What the retry carried for one key: its answer, or nothing (withheld). */
+  private outcomeOf(responses: unknown, key: string): UpstreamOutcome {
+    if (isObject(responses) && Object.hasOwn(responses, key))
+      return { kind: "result", result: responses[key] };
+    const keys = isObject(responses) ? Object.keys(responses) : [];
+    return {
+      kind: "withheld",
+      detail:
+        responses === undefined
+          ? "retry without the key (no inputResponses)"
+          : `retry without the key ${JSON.stringify(key)}${keys.length ? ` (inputResponses keys: ${clip(keys.map((k) => JSON.stringify(k)).join(", "))})` : ""}`,
+    };
+  }
+
+  /**
+   * A sequence's retry: every key of the round gets its outcome; the next round, if any (and time is left), goes out
+   * as a new input_required with a requestState of its own; else the first request's outcome is the probe's.
+   */
+  private sequenceRetry(a: Awaiting, asks: Ask[], responses: unknown) {
+    const sequence = a.probe.sequence!;
+    const answered = asks.map((ask) => ({ ask, outcome: this.outcomeOf(responses, ask.key) }));
+    for (const { ask, outcome } of answered)
+      sequence.record.push({ round: a.round, key: ask.key, token: ask.token, sent: ask.params, outcome });
+    const next = performance.now() < a.deadline ? sequence.next?.(a.round, answered) : undefined;
+    if (next && next.length > 0) {
+      a.round++;
+      a.asks = next;
+      a.key = next[0]!.key;
+      a.requestState = this.stateFor(a.probe, a.round);
+      return this.inputRequired(next, a.requestState);
+    }
+    clearTimeout(a.timer);
+    this.awaiting.delete(a.probe.caseKey);
+    a.probe.done(sequence.record[0]!.outcome);
+    return {
+      result: {
+        resultType: "complete",
+        content: [{ type: "text", text: `mcpx-conform recorded ${sequence.record.length} requests` }],
+      },
+    };
   }
 
   /**
@@ -230,22 +299,10 @@ export class ModernUpstream implements HarnessUpstream {
    * own row, so a relay that breaks one of them is not also failed on the round trip.
    */
   private retry(a: Awaiting, params: Record<string, any>) {
+    if (a.asks) return this.sequenceRetry(a, a.asks, params.inputResponses);
     clearTimeout(a.timer);
     this.awaiting.delete(a.probe.caseKey);
-    const responses = params.inputResponses;
-    let outcome: UpstreamOutcome;
-    if (isObject(responses) && Object.hasOwn(responses, a.key)) {
-      outcome = { kind: "result", result: responses[a.key] };
-    } else {
-      const keys = isObject(responses) ? Object.keys(responses) : [];
-      outcome = {
-        kind: "withheld",
-        detail:
-          responses === undefined
-            ? "retry without the key (no inputResponses)"
-            : `retry without the key ${JSON.stringify(a.key)}${keys.length ? ` (inputResponses keys: ${clip(keys.map((k) => JSON.stringify(k)).join(", "))})` : ""}`,
-      };
-    }
+    const outcome = this.outcomeOf(params.inputResponses, a.key);
     a.probe.done(outcome);
     return {
       result: {
@@ -277,6 +334,7 @@ export class ModernAnswerer implements HarnessAnswerer {
   /** Server→client JSON-RPC requests the relay sent anyway (2026-07-28 has none; each refused with -32601). */
   readonly wireRequests: Array<{ method: string; params: unknown }> = [];
   private answer: Answer | undefined;
+  private answerFor: AnswerFor | undefined;
   /** Called when the script makes the answerer wait on purpose (an answer that comes late). */
   onWait: (() => void) | undefined;
 
@@ -331,8 +389,9 @@ export class ModernAnswerer implements HarnessAnswerer {
     this.probeTool = findProbeTool(list, this.probe);
   }
 
-  script(answer: Answer): void {
+  script(answer: Answer, answerFor?: AnswerFor): void {
     this.answer = answer;
+    this.answerFor = answerFor;
     this.asked = [];
     this.answered = undefined;
   }
@@ -354,8 +413,10 @@ export class ModernAnswerer implements HarnessAnswerer {
           sampling++;
           this.asked.push(request.params);
           if (this.answer?.action === "accept") {
-            responses[key] = this.answer.result;
-            this.answered = { result: this.answer.result };
+            // Several requests in one case: each gets its own result; `answered` keeps the first reply.
+            const result = this.answerFor?.(request.params) ?? this.answer.result;
+            responses[key] = result;
+            this.answered ??= { result };
           }
         } else if (request.method === "roots/list") {
           responses[key] = { roots: [] };

@@ -8,11 +8,14 @@ import { Broker } from "./broker.ts";
 import { type ControlServer, recorded } from "./channels.ts";
 import { connectWhenReady, launchRelay, openDownstream, type UpstreamEndpoint } from "./endpoints.ts";
 import {
+  type AnswerFor,
+  type ArmedProbe,
   callProbeAndRace,
   type HarnessAnswerer,
   type HarnessUpstream,
   type InputFraming,
   type ProbeCallEnd,
+  type Sequence,
 } from "./ends.ts";
 import { callFramesOf, FrameRecorder } from "./frames.ts";
 import { ModernAnswerer, ModernUpstream } from "./mrtr.ts";
@@ -50,6 +53,9 @@ export interface CaseRunInput {
   mrtr?: InputFraming;
   /** Streamable HTTP upstream: send the sampling request on the standalone GET stream, tied to no request. */
   unrelated?: boolean;
+  /** Several sampling requests in one case, and the answerer's result for each. */
+  sequence?: Sequence;
+  answerFor?: AnswerFor;
 }
 
 export interface CaseRunOutput {
@@ -89,6 +95,20 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
       timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms);
     }),
   ]);
+}
+
+/** What the upstream does on the case's probe call. */
+function armed(input: CaseRunInput, waitMs: number, done: (o: UpstreamOutcome) => void): ArmedProbe {
+  const { caseKey, params, mrtr, sequence, unrelated } = input;
+  return {
+    caseKey,
+    params,
+    waitMs,
+    done,
+    mrtr,
+    ...(sequence ? { sequence } : {}),
+    ...(unrelated ? { unrelated: true } : {}),
+  };
 }
 
 /** The relay's final response to the probe call, as `{result}` or `{error}`. */
@@ -310,7 +330,7 @@ export class RelaySession {
     this.answerer.onWait = hooks.laneFree;
     const overlapping = [...this.settling.entries()];
     const waitMs = upstreamWaitMs(profile.caseTimeoutMs);
-    this.answerer.script(input.answer);
+    this.answerer.script(input.answer, input.answerFor);
     this.reviewer?.script(input.review, input.answer);
     let upstream: HarnessUpstream | undefined;
     let outcome: UpstreamOutcome;
@@ -326,14 +346,7 @@ export class RelaySession {
       const outcomeP = new Promise<UpstreamOutcome>((r) => {
         settle = r;
       });
-      upstream.arm({
-        caseKey: input.caseKey,
-        params: input.params,
-        waitMs,
-        done: settle,
-        mrtr: input.mrtr,
-        ...(input.unrelated ? { unrelated: true } : {}),
-      });
+      upstream.arm(armed(input, waitMs, settle));
       const raced = callProbeAndRace(
         this.answerer,
         input.caseKey,
@@ -454,6 +467,7 @@ export class RelaySession {
           : {}),
         declared: seen.declared,
         upstream: outcome,
+        ...(input.sequence ? { sequence: [...input.sequence.record] } : {}),
         ...(callEnd && "response" in callEnd ? { callResponse: responseOf(callEnd) } : {}),
       },
       frames: this.framesOf(input, slice),

@@ -1,5 +1,6 @@
 import type { UpstreamOutcome } from "../model/evidence.ts";
 import type { Era } from "../protocol/eras.ts";
+import type { ArmedProbe, Ask, Sequence } from "./ends.ts";
 import { JsonRpcPeer, type LineChannel, PeerClosedError, PeerTimeoutError } from "./jsonrpc-peer.ts";
 
 export const PROBE_TOOL = "conformance_probe";
@@ -25,7 +26,7 @@ export class ScriptedUpstream {
   /** What the relay asked for at initialize. */
   initialize: { protocolVersion?: unknown; capabilities?: unknown; clientInfo?: unknown } | undefined;
   negotiated: string | null = null;
-  private probe: Probe | undefined;
+  private probe: ArmedProbe | undefined;
   /** Case keys of probe calls that arrived with no probe armed (a late or duplicated call). */
   readonly strayCalls: unknown[] = [];
 
@@ -43,7 +44,7 @@ export class ScriptedUpstream {
     return this.initialize?.capabilities;
   }
 
-  arm(probe: Probe | undefined): void {
+  arm(probe: ArmedProbe | undefined): void {
     this.probe = probe;
   }
 
@@ -92,26 +93,56 @@ export class ScriptedUpstream {
       return { error: { code: -32603, message: "no conformance case is running" } };
     }
     this.probe = undefined;
-    let outcome: UpstreamOutcome;
+    const outcome = probe.sequence
+      ? await this.sequence(probe.sequence, performance.now() + probe.waitMs)
+      : await this.sample(probe.params, probe.waitMs, probe.unrelated);
+    probe.done(outcome);
+    return { result: { content: [{ type: "text", text: `mcpx-conform recorded the ${outcome.kind}` }] } };
+  }
+
+  /** One sampling request and what came back for it. */
+  private async sample(
+    params: Record<string, unknown>,
+    waitMs: number,
+    unrelated?: boolean,
+  ): Promise<UpstreamOutcome> {
     const started = performance.now();
     try {
       const response = await this.peer.request(
         "sampling/createMessage",
-        probe.params,
-        probe.waitMs,
-        probe.unrelated ? { unrelated: true } : undefined,
+        params,
+        Math.max(1, waitMs),
+        unrelated ? { unrelated: true } : undefined,
       );
-      outcome =
-        response.error !== undefined
-          ? { kind: "error", error: response.error as any }
-          : { kind: "result", result: response.result };
+      return response.error !== undefined
+        ? { kind: "error", error: response.error as any }
+        : { kind: "result", result: response.result };
     } catch (error) {
-      outcome =
-        error instanceof PeerTimeoutError
-          ? { kind: "timeout", afterMs: Math.round(performance.now() - started) }
-          : { kind: "broken", detail: error instanceof PeerClosedError ? error.message : String(error) };
+      return error instanceof PeerTimeoutError
+        ? { kind: "timeout", afterMs: Math.round(performance.now() - started) }
+        : { kind: "broken", detail: error instanceof PeerClosedError ? error.message : String(error) };
     }
-    probe.done(outcome);
-    return { result: { content: [{ type: "text", text: `mcpx-conform recorded the ${outcome.kind}` }] } };
+  }
+
+  /**
+   * Several sampling requests within the probe's one deadline: each round's at once, the next round once every
+   * request of this one has its outcome. The first request's outcome is the probe's.
+   */
+  private async sequence(sequence: Sequence, deadline: number): Promise<UpstreamOutcome> {
+    let asks: Ask[] | undefined = sequence.first;
+    for (let round = 0; asks && asks.length > 0; round++) {
+      const outcomes: UpstreamOutcome[] = await Promise.all(
+        asks.map((a) => this.sample(a.params, deadline - performance.now())),
+      );
+      const answered: Array<{ ask: Ask; outcome: UpstreamOutcome }> = asks.map((ask, i) => ({
+        ask,
+        outcome: outcomes[i]!,
+      }));
+      for (const { ask, outcome } of answered)
+        sequence.record.push({ round, key: ask.key, token: ask.token, sent: ask.params, outcome });
+      if (performance.now() >= deadline) break;
+      asks = sequence.next?.(round, answered);
+    }
+    return sequence.record[0]?.outcome ?? { kind: "broken", detail: "the sequence sent no request" };
   }
 }

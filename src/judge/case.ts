@@ -11,6 +11,7 @@ import { firstDifference, hasPointer, valueAt } from "./json-diff.ts";
 import { hasMeaning, stackedPrefixes } from "./meanings.ts";
 import { type MrtrWireCheck, mrtrRetryChecks } from "./mrtr-wire.ts";
 import { reviewChecks } from "./review-shown.ts";
+import { requestsSent, type SequenceInput, sequenceChecks } from "./sequence.ts";
 
 /**
  * The one place a case's verdict is decided: from what each end of the relay actually saw, never from
@@ -44,6 +45,8 @@ export interface JudgeInput {
   attribute?: (rule: string, channel: DeliveredChannel) => RowRef;
   /** Checks the case names as its rule's evidence: each must have been evaluated (and hold). */
   reliesOn?: readonly CheckId[];
+  /** A case that sends several sampling requests: what they are (src/judge/sequence.ts). */
+  sequence?: SequenceInput;
 }
 
 /**
@@ -426,15 +429,17 @@ function crossTalkCheck(o: Observation, canary: string): JudgeCheck[] {
 function askedOnceCheck(o: Observation): JudgeCheck[] {
   const model = o.asked.length;
   const reviewer = (o.reviews ?? []).filter((r) => r.stage === "request").length;
-  if (model <= 1 && reviewer <= 1) return [];
+  const sent = requestsSent(o);
+  if (model <= sent && reviewer <= sent) return [];
+  const what = sent === 1 ? "one request" : `${sent} requests`;
   return [
     {
       id: "asked-once",
       ok: false,
       detail:
-        model > 1
-          ? `the answerer was asked ${model}× for one request`
-          : `the review surface asked about one request ${reviewer}×`,
+        model > sent
+          ? `the answerer was asked ${model}× for ${what}`
+          : `the review surface asked about ${what} ${reviewer}×`,
     },
   ];
 }
@@ -589,6 +594,7 @@ export function judgeCase(input: JudgeInput): CaseVerdict {
     ...bystanderCheck(o),
     ...validityChecks(input),
     ...mrtrChecks(input),
+    ...sequenceChecks(input.sequence, o, input.era, input.cell?.side),
   ];
   let best: { checks: Check[]; must: number; advisory: number } | undefined;
   for (const e of applicable) {

@@ -8,6 +8,7 @@ import { rowForRule } from "./attribution.ts";
 import { applyPrerequisite, type CaseVerdict, judgeCase } from "./case.ts";
 import { caseSide } from "./cells.ts";
 import { COVERAGE_ROW, type Coverage, violationCoverage } from "./coverage.ts";
+import type { SequenceInput } from "./sequence.ts";
 
 /** The row of a relay between a downstream and an upstream of different eras. */
 const ADAPTS_ROW = "sampling-relay-adapts-to-downstream-era";
@@ -58,6 +59,16 @@ function coverageOf(run: CaseRun, side: CellSide): Coverage {
   );
 }
 
+/** What a case that sends several sampling requests sends (the judge compares them, src/judge/sequence.ts). */
+function sequenceOf(kase: CaseRun["kase"]): { sequence?: SequenceInput } {
+  const q = kase.sequence;
+  if (kase.mrtr?.keys) return { sequence: { kind: "keys", n: kase.mrtr.keys.length } };
+  if (q?.after) return { sequence: { kind: "after", n: q.after.length + 1 } };
+  if (q?.burst) return { sequence: { kind: "burst", n: q.burst } };
+  if (q?.loop) return { sequence: { kind: "loop", n: q.loop } };
+  return {};
+}
+
 function judgeOne(rows: Map<string, RegisterRow>, run: CaseRun): JudgedRun {
   const row = rows.get(run.kase.row)!;
   // Not run (its era's prerequisite failed): judgeRuns gives it that prerequisite's verdict.
@@ -80,6 +91,7 @@ function judgeOne(rows: Map<string, RegisterRow>, run: CaseRun): JudgedRun {
     answerTimeoutMs: run.answerTimeoutMs,
     frames: run.frames,
     ...(run.kase.checks ? { reliesOn: run.kase.checks as CheckId[] } : {}),
+    ...sequenceOf(run.kase),
     attribute: (rule, channel) =>
       // Between eras, a message the other end cannot take is the bridge's failure to adapt, whatever the rule.
       bridging && hasCell(ADAPTS_ROW)

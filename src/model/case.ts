@@ -188,8 +188,41 @@ export const CaseSchema = z
      * request and the requestState (null: none). Default: a fixed key and a fresh opaque requestState.
      */
     mrtr: z
-      .object({ key: z.string().min(1).optional(), requestState: z.string().nullable().optional() })
+      .object({
+        key: z.string().min(1).optional(),
+        requestState: z.string().nullable().optional(),
+        /**
+         * Several sampling inputRequests at once, one per key, in one input_required: each carries the request with
+         * its own token (`{{canary}}` becomes `<canary>.k<n>.`), and the answerer answers each with the case's result
+         * under the same token, so each answer is traceable to its question (check input-keys-own-answer).
+         */
+        keys: z.array(z.string().min(1)).min(2).max(8).optional(),
+      })
       .strict()
+      .refine((m) => m.key === undefined || m.keys === undefined, { message: "give key or keys, not both" })
+      .refine((m) => m.keys === undefined || new Set(m.keys).size === m.keys.length, {
+        message: "keys must be distinct",
+      })
+      .optional(),
+    /**
+     * Several sampling requests in one case (one probe call, one deadline: the case's), judged together.
+     * `after`: further requests sent one after another, each once the previous one was answered (`{{canary}}` in request n
+     * becomes `<canary>.r<n>.`, the first included; check not-retained). `burst`: the request sent that many times
+     * at once (legacy: concurrent requests; 2026-07-28: one input_required with that many keys; check
+     * burst-limited). `loop`: a tool loop of up to that many requests: each tool_use answer is answered with a
+     * tool_result and the next request carries the history (check loop-cut). The case's expectation is about the
+     * first request.
+     */
+    sequence: z
+      .object({
+        after: z.array(JsonObject).min(1).max(4).optional(),
+        burst: z.number().int().min(2).max(100).optional(),
+        loop: z.number().int().min(2).max(50).optional(),
+      })
+      .strict()
+      .refine((q) => [q.after, q.burst, q.loop].filter((x) => x !== undefined).length === 1, {
+        message: "give exactly one of after, burst, loop",
+      })
       .optional(),
     /**
      * Streamable HTTP upstreams, legacy eras: which stream the upstream sends its sampling request on. `related`: on

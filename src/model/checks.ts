@@ -113,6 +113,31 @@ export const CHECK_CATALOGUE = {
     proves: "2026-07-28: the retry kept the original call's arguments",
     rule: "sampling-mrtr-carried-in-input-requests",
   },
+  "not-retained": {
+    proves:
+      "two separate sampling requests in a row: the later one reached the answerer without the earlier one's messages",
+    rule: "sampling-messages-not-retained-between-requests",
+  },
+  "burst-limited": {
+    proves:
+      "a burst of sampling requests at once: some reached the answerer, the excess was refused (legacy: an error; 2026-07-28: withheld) without asking it",
+    rule: "sampling-client-rate-limit",
+  },
+  "loop-refused": {
+    proves:
+      "an endless tool loop was cut within the case's bound: the upstream got an error (2026-07-28: no response for the input)",
+    rule: "sampling-both-iteration-limits-tool-loops",
+  },
+  "loop-not-asked": {
+    proves:
+      "an endless tool loop was cut within the case's bound: the answerer was not asked about the round cut",
+    rule: "sampling-both-iteration-limits-tool-loops",
+  },
+  "input-keys-own-answer": {
+    proves:
+      "2026-07-28: several sampling inputRequests at once; each key's answer reached the upstream under that key (no swap, no overwrite)",
+    rule: "sampling-mrtr-input-request-keys-unique",
+  },
   "relied-check-ran": {
     proves: "every check the case names as its rule's evidence was evaluated on this exchange",
     rule: "the case's own row",

@@ -65,6 +65,19 @@ export const UpstreamOutcomeSchema = z.discriminatedUnion("kind", [
 ]);
 export type UpstreamOutcome = z.infer<typeof UpstreamOutcomeSchema>;
 
+/** One sampling request of a case that sends several (sequence:, mrtr.keys:): what the upstream sent and got back. */
+export const SequenceEntrySchema = z.object({
+  /** 0-based: requests of one round were sent at once (a burst, several inputRequests), rounds one after another. */
+  round: z.number().int().nonnegative(),
+  /** 2026-07-28: its inputRequests key. */
+  key: z.string().optional(),
+  /** The token its `{{canary}}` became (the answer to it carries the same token). */
+  token: z.string(),
+  sent: z.unknown(),
+  outcome: UpstreamOutcomeSchema,
+});
+export type SequenceEntry = z.infer<typeof SequenceEntrySchema>;
+
 export const ObservationSchema = z.object({
   /** Params the harness upstream sent. */
   sent: z.unknown(),
@@ -97,6 +110,8 @@ export const ObservationSchema = z.object({
   /** The relay's final response to the answerer's probe call (`{result}` or `{error}`), when one came. */
   callResponse: z.unknown().optional(),
   upstream: UpstreamOutcomeSchema,
+  /** Cases that send several sampling requests: each request in order with its outcome (`upstream` is the first's). */
+  sequence: z.array(SequenceEntrySchema).optional(),
   /**
    * Other downstream sessions on the same relay (session-isolation cases): what each was asked and answered. The
    * answerer above is the asker, whose tool call caused the sampling request.

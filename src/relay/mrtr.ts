@@ -6,6 +6,7 @@ import { escapeToken, validateInputResponses } from "../validator/index.ts";
 import type { SamplingCapabilities, Verdict } from "../validator/types.ts";
 import { LegacyUpstreamBridge } from "./bridge-legacy-upstream.ts";
 import { checkInputRequests, merged, withPrefix, wrapperOnly } from "./inputs.ts";
+import { DEFAULT_LIMITS, limitInputRequests, type RelayLimits } from "./limits.ts";
 import { type Id, type Reply, UpstreamLink } from "./link.ts";
 import { type ModernReview, ReviewedRounds } from "./mrtr-review.ts";
 import type { RelayPolicy, WireError } from "./policy.ts";
@@ -91,6 +92,8 @@ export interface ModernRelayOptions {
   name: string;
   /** A review surface: every sampling input goes through the same review as on the legacy path. */
   review?: ModernReview;
+  /** Rate and tool-loop limits (default DEFAULT_LIMITS). */
+  limits?: RelayLimits;
 }
 
 export class ModernRelay {
@@ -256,14 +259,19 @@ export class ModernRelay {
     const capabilities = this.declaredBy(params);
     const refusal = this.checkRequests(result.inputRequests, this.declaredBy(up));
     if (refusal) return { error: refusal };
+    const limited = limitInputRequests(
+      result.inputRequests as Record<string, unknown>,
+      this.options.limits ?? DEFAULT_LIMITS,
+    );
+    if ("error" in limited) return limited;
     if (this.reviewed) return this.reviewed.start(method, up, result, capabilities);
-    const inputRequests = result.inputRequests as Record<string, unknown>;
+    const inputRequests = limited.inputRequests;
     this.pending.set(this.pendingKey(method, params, result.requestState), {
       inputRequests,
       expiresAt: performance.now() + this.options.answerTimeoutMs,
     });
     const down = this.rewriteRequests(inputRequests);
-    return down === inputRequests ? reply : { result: { ...result, inputRequests: down } };
+    return down === result.inputRequests ? reply : { result: { ...result, inputRequests: down } };
   }
 
   /** The capabilities the downstream declared on this request (2026-07-28: per request, in _meta). */

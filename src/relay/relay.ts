@@ -16,6 +16,7 @@ import type { SamplingCapabilities } from "../validator/types.ts";
 import { ModernUpstreamBridge } from "./bridge-modern-upstream.ts";
 import { Unanswered, WireFailure } from "./failure.ts";
 import { HttpDownstreamTransport, httpUpstreamTransport } from "./http.ts";
+import { DEFAULT_LIMITS, loopLimited, type RelayLimits, rateLimited, toolRounds } from "./limits.ts";
 import { SharedTransport, UpstreamLink } from "./link.ts";
 import { DownstreamSwitch, ModernRelay } from "./mrtr.ts";
 import { REFERENCE_POLICY, type RelayPolicy } from "./policy.ts";
@@ -38,6 +39,8 @@ export interface RelayOptions {
   /** How long a reviewed question may stay undecided before expiry (default: answerTimeoutMs). */
   reviewTimeoutMs?: number;
   reviewPolicy?: ReviewPolicy;
+  /** Rate and tool-loop limits (default DEFAULT_LIMITS). */
+  limits?: Partial<RelayLimits>;
 }
 
 /** Results pass through untouched: validate with our own validator, never strip with a schema. */
@@ -84,6 +87,9 @@ function refusedForModern(error: unknown): boolean {
 // Long: the relay's wiring (both SDK ends, handlers, review surface, shutdown) reads best as one program.
 export async function runRelay(options: RelayOptions): Promise<void> {
   const policy = options.policy ?? REFERENCE_POLICY;
+  const limits: RelayLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  /** Sampling requests of the upstream open now (the rate limit counts them). */
+  let openSampling = 0;
   const name = options.name ?? "mcpx-conform-reference-relay";
   let downstreamEra: Era | undefined;
   let upstreamEra: Era | undefined;
@@ -173,7 +179,15 @@ export async function runRelay(options: RelayOptions): Promise<void> {
     const era = upstreamEra ?? downstreamEra ?? "2025-11-25";
     const verdict = policy.checkRequest(params, { era, capabilities: declared });
     if (verdict && !verdict.legal) throw new WireFailure(policy.refuseRequest(verdict));
-    return (await sample(params, era, extra.signal)) as any;
+    const rounds = toolRounds(params);
+    if (rounds > limits.maxToolRounds) throw new WireFailure(loopLimited(rounds, limits));
+    if (openSampling >= limits.maxPendingSampling) throw new WireFailure(rateLimited(limits));
+    openSampling++;
+    try {
+      return (await sample(params, era, extra.signal)) as any;
+    } finally {
+      openSampling--;
+    }
   };
 
   /**
@@ -270,6 +284,7 @@ export async function runRelay(options: RelayOptions): Promise<void> {
     downstream: downstreamTransport,
     answerTimeoutMs: options.answerTimeoutMs,
     name,
+    limits,
     ...(review
       ? {
           review: {

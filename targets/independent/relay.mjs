@@ -249,6 +249,35 @@ function refuse(id, code, stage, problem) {
   });
 }
 
+// Limits the spec asks for without figures ("SHOULD implement rate limiting", "SHOULD implement iteration limits for
+// tool loops"): at most MAX_OPEN sampling questions open at once (legacy: pending requests; 2026-07-28: sampling
+// inputs of one round, the rest left out), and at most MAX_TOOL_TURNS assistant tool_use turns in one request.
+const MAX_OPEN = 8;
+const MAX_TOOL_TURNS = 8;
+
+function loopTooLong(params) {
+  const messages = Array.isArray(params?.messages) ? params.messages : [];
+  const turns = messages.filter(
+    (m) =>
+      m?.role === "assistant" &&
+      (Array.isArray(m.content) ? m.content : [m.content]).some((b) => b?.type === "tool_use"),
+  ).length;
+  return turns > MAX_TOOL_TURNS
+    ? { at: "messages", why: `the tool loop ran ${turns} turns, more than ${MAX_TOOL_TURNS}` }
+    : null;
+}
+
+/** 2026-07-28: the round's sampling inputs past MAX_OPEN are not passed on (the retry will carry no answer for them). */
+function withinRate(result) {
+  let open = 0;
+  const kept = {};
+  for (const [key, req] of Object.entries(result.inputRequests ?? {})) {
+    if (isObj(req) && req.method === SAMPLING && ++open > MAX_OPEN) continue;
+    kept[key] = req;
+  }
+  return open > MAX_OPEN ? { ...result, inputRequests: kept } : result;
+}
+
 /** Legacy sampling/createMessage: validate, ask with a deadline, validate the answer, relay. */
 function sampling(msg) {
   const params = msg.params;
@@ -272,6 +301,10 @@ function sampling(msg) {
   }
   const unfit = untranslatable(params, downEra);
   if (unfit) return refuse(msg.id, -32602, "era", unfit);
+  const loop = loopTooLong(params);
+  if (loop) return refuse(msg.id, -32000, "limit", loop);
+  if (forwardedDown.size >= MAX_OPEN)
+    return refuse(msg.id, -32000, "limit", { at: "", why: `too many sampling requests open (${MAX_OPEN})` });
 
   const timer = setTimeout(() => expire(msg.id), deadlineMs);
   askDownstream(msg, (reply) => answered(msg.id, params, reply), timer);
@@ -361,8 +394,9 @@ function modernCall(msg) {
       return relayReply(down, msg.id, reply);
     const refusal = checkInputRequests(reply.result, caps);
     if (refusal) return down.fail(msg.id, refusal);
-    keepRound(params, reply.result.inputRequests ?? {}, reply.result);
-    down.reply(msg.id, reply.result);
+    const result = withinRate(reply.result);
+    keepRound(params, result.inputRequests ?? {}, result);
+    down.reply(msg.id, result);
   });
 }
 
@@ -391,6 +425,9 @@ function checkInputRequests(result, caps) {
     }
     if (usesTools(req.params) && !declaresSamplingTools(caps))
       return missingCapability({ sampling: { tools: {} } }, "sampling.tools", at);
+    const loop = loopTooLong(req.params);
+    if (loop)
+      return { code: -32000, message: `refused: ${loop.why}`, data: ourData("limit", `${at}.messages`) };
   }
   return null;
 }
