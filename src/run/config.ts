@@ -22,6 +22,12 @@ import { parseShard, type Shard } from "./shard.ts";
 /** The default target: the reference relay with its review surface, so every row of darwin-nix#256 is exercised. */
 export const DEFAULT_TARGET = join(PROJECT_ROOT, "targets/reference-review.yaml");
 
+/**
+ * Where a run writes when no --out is given: this folder under the caller's working directory (not the package's
+ * own), replaced by each run (its evidence/ is cleared first, so no transcript of an earlier run lingers).
+ */
+export const DEFAULT_OUT = "mcpx-conform-report";
+
 export function toolInfo(): { name: "mcpx-conform"; version: string } {
   const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8"));
   return { name: "mcpx-conform", version: String(pkg.version) };

@@ -19,6 +19,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   run: ["fuzz", "harness", "judge", "matrix", "model", "protocol", "validator"],
   // cli starts the reference relay for `mcpx-conform relay` (a separate program; the harness never imports it)
   cli: ["run", "fuzz", "harness", "relay", "judge", "matrix", "model", "protocol", "validator"],
+  // the library entry (the package's `exports["."]`): the public API, never the CLI or the reference relay
+  "index.ts": ["run", "judge", "matrix", "model", "protocol", "validator"],
 };
 
 const SRC = resolve(import.meta.dirname, "../../src");
