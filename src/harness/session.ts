@@ -16,7 +16,7 @@ import {
 import { callFramesOf, FrameRecorder } from "./frames.ts";
 import { ModernAnswerer, ModernUpstream } from "./mrtr.ts";
 import { makeTempDir, removeTempDir } from "./processes.ts";
-import { fillPlaceholders, type RelayProcess } from "./relay-process.ts";
+import { fillPlaceholders, RELAY_LOG_CHARS, type RelayProcess } from "./relay-process.ts";
 import { Reviewer } from "./reviewer.ts";
 import { ScriptedUpstream } from "./upstream.ts";
 import {
@@ -127,6 +127,8 @@ interface Released {
 /** Where a case's frames are in the session's recorder, and whose late frames it must leave out. */
 interface Slice {
   start: number;
+  /** The relay's stderr when the case began (its own lines are those written since). */
+  stderrMark: number;
   /** Cases still settling when this one began: [caseKey, requestState]. */
   overlapping: Array<[string, string | undefined]>;
   released: Released | undefined;
@@ -185,7 +187,7 @@ export class RelaySession {
       throw new SessionStartError(
         `${detail}${nonJsonHint(frames)}`,
         frames,
-        log ? log.slice(-2000) : undefined,
+        log ? log.slice(-RELAY_LOG_CHARS) : undefined,
         !understood,
       );
     } finally {
@@ -276,6 +278,7 @@ export class RelaySession {
   async runCase(input: CaseRunInput, hooks: CaseHooks = {}): Promise<CaseRunOutput> {
     const { profile } = this.options;
     const start = this.recorder.mark();
+    const stderrMark = this.relay.stderrMark;
     this.answerer.onWait = hooks.laneFree;
     const overlapping = [...this.settling.entries()];
     const waitMs = upstreamWaitMs(profile.caseTimeoutMs);
@@ -322,7 +325,7 @@ export class RelaySession {
     if (this.relay.exited && outcome.kind !== "result" && outcome.kind !== "error") {
       outcome = { kind: "broken", detail: `the relay ${this.relay.exited}` };
     }
-    return this.output(input, outcome, { start, overlapping, released });
+    return this.output(input, outcome, { start, stderrMark, overlapping, released });
   }
 
   /** The case lets the session go while it settles: what both ends had seen of it so far is kept as it was. */
@@ -408,7 +411,10 @@ export class RelaySession {
       frames: this.framesOf(input, slice),
       negotiated: { upstream: this.upstreamEnd?.negotiated ?? null, downstream: this.answerer.negotiated },
     };
-    if (outcome.kind === "broken" && this.relay.stderr) output.relayLog = this.relay.stderr.slice(-2000);
+    // The relay's stderr while the case ran (all it has written, when it broke), in every transcript, bounded.
+    output.relayLog = (
+      outcome.kind === "broken" ? this.relay.stderr : this.relay.stderrSince(slice.stderrMark)
+    ).slice(-RELAY_LOG_CHARS);
     return output;
   }
 
