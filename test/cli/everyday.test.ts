@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { BIN, cliInProcess, ROOT, tempDir } from "../helpers/cli.ts";
 
@@ -27,6 +27,26 @@ beforeAll(async () => {
     ]),
   );
   expect(r.code, r.stderr).toBe(0);
+});
+
+describe("the default output folder", () => {
+  it("is ./mcpx-conform-report/ under the caller's folder, and a new run replaces the old run's evidence", async () => {
+    const project = tempDir();
+    const stale = join(project, "mcpx-conform-report/evidence/old-row/old-case@2025-11-25.json");
+    mkdirSync(dirname(stale), { recursive: true });
+    writeFileSync(stale, "{}");
+    const target = join(ROOT, "targets/reference.yaml");
+    const r = await cliInProcess(["run", "--era", ERA, "--rows", ROUNDTRIP, "--target", target, "--quiet"], {
+      cwd: project,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("→ mcpx-conform-report");
+    expect(existsSync(join(project, "mcpx-conform-report/results.json"))).toBe(true);
+    expect(
+      existsSync(join(project, `mcpx-conform-report/evidence/${ROUNDTRIP}/text-roundtrip@${ERA}.json`)),
+    ).toBe(true);
+    expect(existsSync(stale)).toBe(false);
+  });
 });
 
 describe("--version", () => {
