@@ -150,7 +150,7 @@ describe("the npm package (SLOW: packs, installs and runs the tarball)", () => {
     writeFileSync(
       join(project, "use.mjs"),
       `import { run, validateRequest, ERAS } from "mcpx-conform";
-const v = validateRequest({ messages: [], maxTokens: 1 }, { era: "2025-11-25" });
+const v = validateRequest({ messages: "not a list", maxTokens: 1 }, { era: "2025-11-25" });
 const o = await run({ target: "reference.yaml", era: "2025-11-25", rows: "sampling-relay-roundtrip", out: "lib-report" });
 console.log(JSON.stringify({ eras: ERAS.length, legal: v.legal, code: o.code, pass: o.results.summary.pass }));
 `,
