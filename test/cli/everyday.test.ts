@@ -49,6 +49,21 @@ describe("the default output folder", () => {
   });
 });
 
+describe("merge's default output folder", () => {
+  it("is ./mcpx-conform-report/ under the caller's folder too", async () => {
+    const project = tempDir();
+    const target = join(ROOT, "targets/reference.yaml");
+    const shard = ["--shard", "1/1", "--seed", "1", "--out", "shard-1", "--quiet"];
+    const r = await cliInProcess(["run", "--era", ERA, "--rows", ROUNDTRIP, "--target", target, ...shard], {
+      cwd: project,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const m = await cliInProcess(["merge", "shard-1", "--quiet"], { cwd: project });
+    expect(m.code, m.stderr).toBe(0);
+    expect(existsSync(join(project, "mcpx-conform-report/results.json"))).toBe(true);
+  });
+});
+
 describe("--version", () => {
   it("prints package.json's version, exit 0 (-V too)", async () => {
     const version = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version;
