@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Entry point. It runs the compiled CLI (dist/cli/main.mjs, built by `npm run build`, on install and before the
 // tests) when that is newer than every file under src/, else the TypeScript sources through tsx: an edited source is
-// never shadowed by a stale build, and a fresh `npm ci` is all a user needs. The compiled start saves tsx's
+// never shadowed by a stale build, and a fresh `npm ci` is all a user needs. An installed package (npm pack ships
+// dist/ and no TypeScript sources) always runs the build. The compiled start saves tsx's
 // compile on every relay launch (about 0.3 s of CPU each; `npm run bench` measures both).
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -23,8 +24,9 @@ function newest(dir) {
 
 function compiledIsFresh() {
   if (process.env.MCPX_CONFORM_FROM_SOURCE === "1" || !existsSync(compiled)) return false;
-  const src = join(root, "src");
-  return !existsSync(src) || statSync(compiled).mtimeMs >= newest(src);
+  // An installed package ships the build and only the data files of src/ (templates, the upstream shim): no sources.
+  if (!existsSync(join(root, "src/cli/main.ts"))) return true;
+  return statSync(compiled).mtimeMs >= newest(join(root, "src"));
 }
 
 let main;

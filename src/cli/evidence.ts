@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import type { Command } from "commander";
 import { judgeCompletion, renderCompletion } from "../matrix/completion.ts";
@@ -48,6 +48,16 @@ export function loadTrackingRegistry(dir = DEFAULT_TRACKING_DIR): LoadedTracking
   return out;
 }
 
+/**
+ * --tracking: a folder of tracking files (each named after its issue), or one tracking file for any issue, named as
+ * its owner likes (the #256 mapping in matrix/tracking/ is the shipped example).
+ */
+function loadTracking(path: string): LoadedTracking[] {
+  if (existsSync(path) && statSync(path).isFile())
+    return [{ file: path, issue: loadDataFile(path, TrackingIssueSchema) }];
+  return loadTrackingRegistry(path);
+}
+
 interface EvidenceCliOptions {
   results: string;
   issue?: string;
@@ -63,7 +73,7 @@ export function runEvidence(
   out: (text: string) => void = (t) => process.stdout.write(t),
   cwd = process.cwd(),
 ): 0 | 1 {
-  const registry = loadTrackingRegistry(opts.tracking ? resolve(cwd, opts.tracking) : DEFAULT_TRACKING_DIR);
+  const registry = loadTracking(opts.tracking ? resolve(cwd, opts.tracking) : DEFAULT_TRACKING_DIR);
   const tracked = selectTracking(registry, opts.issue);
   if (!tracked)
     throw new InputError(
@@ -91,9 +101,12 @@ export function register(program: Command, setExit: SetExit, io: CliIo): void {
       "completion evidence for a tracking issue: each acceptance bullet met or not, from a results file",
     )
     .requiredOption("--results <file>", "results.json of a run")
-    .option("--issue <ref>", "tracking issue owner/repo#N (default: the first file in matrix/tracking/)")
-    .option("--register <file>", "register file (default matrix/register.yaml)")
-    .option("--tracking <dir>", "folder of tracking issue files (default matrix/tracking/)")
+    .option("--issue <ref>", "tracking issue owner/repo#N (default: the first tracking file)")
+    .option("--register <file>", "register file (default: the package's matrix/register.yaml)")
+    .option(
+      "--tracking <file|dir>",
+      "a tracking issue file (bullets → rows and cases) or a folder of them (default: the package's matrix/tracking/)",
+    )
     .option("--link-base <url>", "prefix for evidence links (default: the results folder, relative to here)")
     .option("--check", "exit 1 unless every bullet is met")
     .action((opts: EvidenceCliOptions) => {

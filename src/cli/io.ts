@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+
 /**
  * Where a command writes and which folder its relative paths mean. The binary uses the process's own
  * (`processIo`); a caller may pass its own to run the CLI in process and capture what it prints (the tests do).
@@ -13,10 +15,13 @@ export interface CliIo {
   isTTY: boolean;
   /** The terminal's width, when known. */
   columns?: number;
+  /** Reads all of standard input (a file option given as `-`); none: stdin cannot be read. */
+  stdin?: () => string;
 }
 
 export function processIo(): CliIo {
   return {
+    stdin: () => readFileSync(0, "utf8"),
     stdout: (text) => void process.stdout.write(text),
     stderr: (text) => void process.stderr.write(text),
     cwd: process.cwd(),

@@ -131,9 +131,9 @@ function requireDir(dir: string, option: string, cwd: string): string {
 
 interface ListOptions {
   json?: boolean;
-  register: string;
-  cases: string;
-  targets: string;
+  register?: string;
+  cases?: string;
+  targets?: string;
 }
 
 // Long: one commander declaration of the three list subcommands and their options, read top to bottom.
@@ -143,16 +143,17 @@ export function register(program: Command, setExit: SetExit, io: CliIo): void {
     .description("list register rows, cases or target profiles")
     .addArgument(new Argument("[what]", "what to list").choices(["rows", "cases", "targets"]).default("rows"))
     .option("--json", "print a JSON array instead of a table")
-    .option("--register <file>", "register file", DEFAULT_REGISTER)
-    .option("--cases <dir>", "case corpus directory", DEFAULT_CASES)
-    .option("--targets <dir>", "target profile directory", DEFAULT_TARGETS)
+    // Defaults are said in words, not as paths: help must not print where this copy happens to be installed.
+    .option("--register <file>", "register file (default: the package's matrix/register.yaml)")
+    .option("--cases <dir>", "case corpus directory (default: the package's cases/)")
+    .option("--targets <dir>", "target profile directory (default: the package's targets/)")
     .action((what: "rows" | "cases" | "targets", opts: ListOptions) => {
       const print = (json: unknown, text: string): void => {
         io.stdout(opts.json ? `${JSON.stringify(json, null, 2)}\n` : text ? `${text}\n` : "");
       };
       if (what === "targets") {
         const listed: TargetListing[] = [];
-        for (const file of findProfiles(requireDir(opts.targets, "--targets", io.cwd))) {
+        for (const file of findProfiles(requireDir(opts.targets ?? DEFAULT_TARGETS, "--targets", io.cwd))) {
           try {
             const profile = loadTarget(file);
             listed.push({
@@ -176,8 +177,8 @@ export function register(program: Command, setExit: SetExit, io: CliIo): void {
         );
         return;
       }
-      const reg = loadRegister(resolve(io.cwd, opts.register));
-      const cases = loadCases(reg, requireDir(opts.cases, "--cases", io.cwd));
+      const reg = loadRegister(opts.register ? resolve(io.cwd, opts.register) : DEFAULT_REGISTER);
+      const cases = loadCases(reg, requireDir(opts.cases ?? DEFAULT_CASES, "--cases", io.cwd));
       if (what === "rows") {
         const rows = listRows(reg, cases);
         print(

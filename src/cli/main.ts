@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { registerCommands } from "./commands.ts";
 import { EXIT, InputError } from "./errors.ts";
 import { type CliIo, processIo } from "./io.ts";
+import { toolInfo } from "./run.ts";
 
 export const TOOL_NAME = "mcpx-conform";
 
@@ -12,6 +13,7 @@ export const TOOL_NAME = "mcpx-conform";
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   const program = new Command(TOOL_NAME)
     .description("Conformance harness and matrix generator for MCP sampling relays")
+    .version(toolInfo().version, "-V, --version", "print the version")
     .exitOverride()
     // Before the subcommands are declared: they inherit it (help and usage errors go to io too).
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })

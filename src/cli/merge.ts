@@ -45,7 +45,7 @@ export function register(program: Command, setExit: SetExit, io: CliIo): void {
       "combine the outputs of run --shard 1/n … n/n into one results.json, matrix and evidence set",
     )
     .argument("<dirs...>", "shard output folders (each with results.json and evidence/)")
-    .option("--out <dir>", "output folder (default reports/<target>/<timestamp>-merged/)")
+    .option("--out <dir>", "output folder (default ./mcpx-conform-report/)")
     .option(
       "--reporter <names>",
       `reports to write besides results.json: ${REPORTERS.join(",")} (default ${DEFAULT_REPORTERS.join(",")}; md: the full matrix, pr-comment: a pull-request comment within GitHub's size limit)`,

@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { basename, dirname, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { runCases } from "../harness/controller.ts";
-import { judgeRuns, ROUNDTRIP_ROW } from "../judge/judge-runs.ts";
+import { evidenceFor, type JudgedRun, judgeRuns, ROUNDTRIP_ROW } from "../judge/judge-runs.ts";
 import { CaseSchema } from "../model/case.ts";
 import { InputError } from "../model/errors.ts";
 import { EvidenceSchema } from "../model/evidence.ts";
@@ -15,15 +15,38 @@ import {
   loadTarget,
   PROJECT_ROOT,
 } from "../model/load.ts";
+import { writeJsonFile } from "../model/output-files.ts";
+import { toolInfo } from "../run/config.ts";
 import { planRun } from "../run/plan.ts";
 import type { SetExit } from "./commands.ts";
 import { EXIT } from "./errors.ts";
 import { type CliIo, processIo } from "./io.ts";
 
 /**
- * `replay EVIDENCE`: re-runs the one case an evidence bundle records, against the same target (or --target),
- * and says whether the verdict is the same. The bundle carries the case definition, so it replays on its own.
+ * `replay EVIDENCE`: re-runs the one case an evidence bundle records, against the same target (or --target), says
+ * whether the verdict is the same and writes the fresh transcript beside the recorded one (`….replay.json`). The
+ * bundle carries the case definition, so it replays on its own. Exit 0 when the case now passes (or warns), 1 when
+ * it fails, 3 when the harness could not drive it.
  */
+/** The fresh transcript goes beside the recorded one (`<case>@<era>.replay.json`), which stays as it was. */
+function writeReplayTranscript(
+  recorded: string,
+  judged: JudgedRun,
+  target: string,
+  targetFile: string,
+  seed: number,
+): string {
+  const fresh = recorded.replace(/(\.json)?$/, ".replay.json");
+  const inProject = !relative(PROJECT_ROOT, targetFile).startsWith("..");
+  const profile = inProject ? relative(PROJECT_ROOT, targetFile) : targetFile;
+  writeJsonFile(
+    dirname(fresh),
+    basename(fresh),
+    evidenceFor(judged, { tool: toolInfo(), target: { name: target, profile }, seed }),
+  );
+  return fresh;
+}
+
 export async function replay(
   file: string,
   opts: { target?: string; register?: string },
@@ -73,19 +96,22 @@ export async function replay(
   const before = evidence.verdict.status;
   const now = judged.verdict.status;
   const same = before === now;
+  const fresh = writeReplayTranscript(resolve(io.cwd, file), judged, profile.name, targetFile, evidence.seed);
   io.stdout(
     `${same ? "same verdict" : "DIFFERENT verdict"}: ${evidence.case.row}/${evidence.case.id} @${evidence.era} against ${profile.name}: ${now} (recorded: ${before})\n`,
   );
   if (!same || now !== "pass")
     io.stdout(`  now: ${judged.verdict.reason}\n  recorded: ${evidence.verdict.reason}\n`);
-  return same ? EXIT.ok : EXIT.failed;
+  io.stdout(`  transcript: ${relative(io.cwd, fresh) || fresh}\n`);
+  // The case's verdict now decides, as in a run: a case that still fails is a failure, whatever was recorded.
+  return now === "fail" ? EXIT.failed : now === "error" || now === "skip" ? EXIT.harness : EXIT.ok;
 }
 
 export function register(program: Command, setExit: SetExit, io: CliIo): void {
   program
     .command("replay")
     .description(
-      "re-run the case of one evidence file against the same target; exit 0 when the verdict is the same",
+      "re-run the case of one evidence file (fresh transcript beside it as .replay.json); exit 1 when it fails",
     )
     .argument("<evidence>", "an evidence/<row>/<case>@<era>.json file")
     .option("--target <file>", "target profile (default: the one recorded in the evidence)")

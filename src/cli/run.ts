@@ -64,7 +64,11 @@ export function register(program: Command, setExit: SetExit, io: CliIo): void {
     .option("--target <file>", "target profile (default: the embedded reference relay)")
     .option("--era <eras>", "comma-separated eras to run")
     .option("--rows <ids>", "comma-separated register rows to run")
-    .option("--out <dir>", "output folder (default reports/<target>/<timestamp>/)")
+    .option(
+      "--case <globs>",
+      "comma-separated case id (or row/id) globs: run only these (each era's round trip still runs first)",
+    )
+    .option("--out <dir>", "output folder (default ./mcpx-conform-report/, its evidence/ replaced)")
     .option("--seed <n>", "seed for canaries and fuzzing")
     .option("--register <file>", "register file (default matrix/register.yaml)")
     .option("--cases <dir>", "case corpus folder (default cases/)")

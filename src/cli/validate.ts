@@ -1,6 +1,7 @@
 /**
- * `mcpx-conform validate --era E (--request FILE | --result FILE [--for-request FILE]) [--capabilities FILE]
- * [--json]`: runs the reference validator on JSON files and prints the verdict.
+ * `mcpx-conform validate [--era E] (--request FILE | --result FILE [--for-request FILE]) [--capabilities FILE]
+ * [--json]`: runs the reference validator on JSON files (`-`: standard input) and prints the verdict. The era
+ * defaults to the newest legacy era (2025-11-25).
  *
  * Exit codes: 0 legal, 1 illegal, 2 bad input (missing/unreadable file, invalid JSON, unknown era, not exactly one
  * of --request/--result) — the last as an InputError naming the file and field.
@@ -38,12 +39,22 @@ export interface ValidateOptions {
   json?: boolean;
 }
 
-/** Reads `file` (relative to `cwd`); errors name it as given. */
-function readJson(file: string, field: string, cwd: string): unknown {
+/** Where the files come from: relative paths against `cwd`, and `-` is standard input (when it can be read). */
+interface Sources {
+  cwd: string;
+  stdin?: (() => string) | undefined;
+}
+
+/** Reads `file` (relative to `cwd`; `-`: standard input); errors name it as given (stdin as `-`). */
+function readJson(file: string, field: string, from: Sources): unknown {
   let text: string;
   try {
-    text = readFileSync(resolve(cwd, file), "utf8");
+    if (file === "-") {
+      if (!from.stdin) throw new InputError("standard input cannot be read here", "-", field);
+      text = from.stdin();
+    } else text = readFileSync(resolve(from.cwd, file), "utf8");
   } catch (error) {
+    if (error instanceof InputError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     throw new InputError(
       code === "ENOENT" ? "no such file" : `cannot read (${code ?? String(error)})`,
@@ -57,6 +68,9 @@ function readJson(file: string, field: string, cwd: string): unknown {
     throw new InputError(`invalid JSON (${(error as Error).message})`, file, field);
   }
 }
+
+/** `validate` without --era: the newest era before 2026-07-28, whose requests and results travel on their own. */
+export const DEFAULT_VALIDATE_ERA: Era = ERAS.filter((e) => !isModernEra(e)).at(-1)!;
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
@@ -105,8 +119,13 @@ function prefixed(verdict: Verdict, prefix: string): Verdict {
 export function validateFiles(
   opts: ValidateOptions,
   cwd = process.cwd(),
+  stdin?: () => string,
 ): { verdict: Verdict; subject: string } {
-  const era = opts.era;
+  const era = opts.era ?? DEFAULT_VALIDATE_ERA;
+  const from: Sources = { cwd, stdin };
+  const fromStdin = [opts.request, opts.result, opts.forRequest, opts.capabilities].filter((f) => f === "-");
+  if (fromStdin.length > 1)
+    throw new InputError("only one file can be read from standard input ('-')", undefined, "-");
   if (!isEra(era)) {
     throw new InputError(
       `unknown era '${era ?? ""}' (expected one of ${ERAS.join(", ")})`,
@@ -126,7 +145,7 @@ export function validateFiles(
   }
   let capabilities: SamplingCapabilities | undefined;
   if (opts.capabilities !== undefined) {
-    const caps = readJson(opts.capabilities, "--capabilities", cwd);
+    const caps = readJson(opts.capabilities, "--capabilities", from);
     // Accept ClientCapabilities itself, or initialize params / a 2026 _meta holding it under "capabilities".
     const inner = isObject(caps) && isObject(caps.capabilities) ? caps.capabilities : caps;
     if (!isObject(inner))
@@ -135,7 +154,7 @@ export function validateFiles(
   }
 
   if (opts.request !== undefined) {
-    const doc = requestDoc(readJson(opts.request, "--request", cwd), opts.request, era);
+    const doc = requestDoc(readJson(opts.request, "--request", from), opts.request, era);
     const ctx = { era: era as Era, ...(capabilities ? { capabilities } : {}) };
     const verdict =
       doc.kind === "embedded"
@@ -145,10 +164,10 @@ export function validateFiles(
   }
 
   const resultFile = opts.result!;
-  const { result, prefix } = resultDoc(readJson(resultFile, "--result", cwd), resultFile);
+  const { result, prefix } = resultDoc(readJson(resultFile, "--result", from), resultFile);
   let request: unknown;
   if (opts.forRequest !== undefined) {
-    request = requestDoc(readJson(opts.forRequest, "--for-request", cwd), opts.forRequest, era).params;
+    request = requestDoc(readJson(opts.forRequest, "--for-request", from), opts.forRequest, era).params;
   }
   const verdict = prefixed(validateResult(result, { era, request }), prefix);
   return { verdict, subject: `result ${resultFile}` };
@@ -176,21 +195,27 @@ export function register(program: Command, setExit: SetExit, io: CliIo): void {
     .description(
       "validate a sampling request or result against one protocol era with the reference validator",
     )
-    .requiredOption("--era <era>", `protocol era (${ERAS.join(", ")})`)
+    .option(
+      "--era <era>",
+      `protocol era (${ERAS.join(", ")}; default ${DEFAULT_VALIDATE_ERA}, the newest before multi-round-trip)`,
+    )
     .option(
       "--request <file>",
-      "JSON file: CreateMessageRequest params, a JSON-RPC request or a 2026 embedded request",
+      "JSON file (- for stdin): CreateMessageRequest params, a JSON-RPC request or a 2026 embedded request",
     )
-    .option("--result <file>", "JSON file: CreateMessageResult or a JSON-RPC response holding one")
+    .option(
+      "--result <file>",
+      "JSON file (- for stdin): CreateMessageResult or a JSON-RPC response holding one",
+    )
     .option("--for-request <file>", "the request the --result answers (enables the result-vs-request rules)")
     .option("--capabilities <file>", "JSON file: the client's capabilities (enables the capability rules)")
     .option("--json", "print the verdict as JSON")
     .action((opts: ValidateOptions) => {
-      const { verdict, subject } = validateFiles(opts, io.cwd);
+      const { verdict, subject } = validateFiles(opts, io.cwd, io.stdin);
       io.stdout(
         opts.json
           ? `${JSON.stringify(verdict, null, 2)}\n`
-          : formatVerdict(verdict, opts.era as Era, subject),
+          : formatVerdict(verdict, (opts.era ?? DEFAULT_VALIDATE_ERA) as Era, subject),
       );
       setExit(verdict.legal ? EXIT.ok : EXIT.failed);
     });

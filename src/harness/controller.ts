@@ -9,6 +9,7 @@ import { ControlServer } from "./channels.ts";
 import { canaryFor, withCanary } from "./instantiate.ts";
 import { bystanderAnswer, runIsolationCase } from "./isolation.ts";
 import { KILL_GRACE_MS } from "./processes.ts";
+import { RELAY_LOG_CHARS } from "./relay-process.ts";
 import { sequenceFor } from "./sequence.ts";
 import { type CaseHooks, type CaseRunOutput, RelaySession, SessionStartError } from "./session.ts";
 import { CASE_SLACK_MS } from "./waits.ts";
@@ -653,6 +654,6 @@ async function runBounded(
     frames: session.recorder.since(mark),
     negotiated: { upstream: null, downstream: null },
     ...(first === "abort" ? { harnessError: why } : {}),
-    ...(session.relayStderr ? { relayLog: session.relayStderr.slice(-2000) } : {}),
+    ...(session.relayStderr ? { relayLog: session.relayStderr.slice(-RELAY_LOG_CHARS) } : {}),
   } as CaseRunOutput;
 }

@@ -10,7 +10,7 @@ import { callProbeAndRace } from "./ends.ts";
 import { FrameRecorder } from "./frames.ts";
 import { withCanary } from "./instantiate.ts";
 import { makeTempDir, removeTempDir } from "./processes.ts";
-import { fillPlaceholders, type RelayProcess } from "./relay-process.ts";
+import { fillPlaceholders, RELAY_LOG_CHARS, type RelayProcess } from "./relay-process.ts";
 import { type CaseRunOutput, upstreamWaitMs } from "./session.ts";
 import { type Probe, ScriptedUpstream } from "./upstream.ts";
 import {
@@ -154,7 +154,8 @@ export async function runIsolationCase(
     frames: recorder.since(0),
     negotiated: { upstream: upstreams[0]?.negotiated ?? null, downstream: asker?.negotiated ?? null },
   };
-  if (outcome.kind === "broken" && relay?.stderr) output.relayLog = relay.stderr.slice(-2000);
+  // This relay served this case alone: all it wrote on stderr is the case's (bounded).
+  if (relay) output.relayLog = relay.stderr.slice(-RELAY_LOG_CHARS);
   // This relay served one case only: close both sessions at once and give it little grace before the kill.
   await Promise.all(closers.map((close) => close().catch(() => undefined)));
   await relay?.stop(ISOLATION_STOP_GRACE_MS);

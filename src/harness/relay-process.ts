@@ -9,6 +9,8 @@ import { redact } from "./redact.ts";
 /** How much of the relay's stderr is kept (the end of it), before and after redaction. */
 const STDERR_RAW_KEEP = 16_000;
 const STDERR_TAIL = 4_000;
+/** How much of the relay's stderr one evidence transcript keeps (the end of what it wrote during the case). */
+export const RELAY_LOG_CHARS = 2_000;
 
 export interface Placeholders {
   "upstream.command"?: string;
@@ -43,6 +45,8 @@ export class RelayProcess {
   readonly child: ChildProcessWithoutNullStreams;
   private stderrRaw = "";
   private stderrCut = false;
+  /** Characters the relay has written on stderr in all (the buffer keeps only the end of them). */
+  private stderrTotal = 0;
   /** The profile's env values (filled): never shown, whatever the relay prints. */
   private readonly secrets: string[];
   exited: string | undefined;
@@ -68,7 +72,9 @@ export class RelayProcess {
     trackGroup(this.child.pid);
     this.child.stderr.on("data", (chunk: Buffer) => {
       // A flooding relay costs a bounded buffer; the tail is redacted only when read.
-      this.stderrRaw += chunk.toString();
+      const text = chunk.toString();
+      this.stderrRaw += text;
+      this.stderrTotal += text.length;
       if (this.stderrRaw.length > STDERR_RAW_KEEP) {
         this.stderrRaw = this.stderrRaw.slice(-STDERR_RAW_KEEP);
         this.stderrCut = true;
@@ -109,9 +115,21 @@ export class RelayProcess {
    * anything credential-shaped redacted: this is what results, evidence and reports may quote.
    */
   get stderr(): string {
-    let text = this.stderrRaw;
+    return this.stderrSince(0);
+  }
+
+  /** Where the relay's stderr is now: `stderrSince(mark)` is what it writes from here on. */
+  get stderrMark(): number {
+    return this.stderrTotal;
+  }
+
+  /** The relay's stderr since `mark` (a `stderrMark`), bounded and redacted as `stderr` is. */
+  stderrSince(mark: number): string {
+    const kept = Math.min(this.stderrTotal - mark, this.stderrRaw.length);
+    let text = kept > 0 ? this.stderrRaw.slice(-kept) : "";
     // A cut buffer starts mid-line: a secret's name may be cut off, so the partial line is dropped.
-    if (this.stderrCut) text = text.slice(text.indexOf("\n") + 1);
+    if (this.stderrTotal - mark > this.stderrRaw.length || (mark === 0 && this.stderrCut))
+      text = text.slice(text.indexOf("\n") + 1);
     const clean = redact(text, this.secrets);
     if (clean.length <= STDERR_TAIL) return clean;
     const tail = clean.slice(-STDERR_TAIL);

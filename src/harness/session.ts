@@ -20,7 +20,7 @@ import {
 import { callFramesOf, FrameRecorder } from "./frames.ts";
 import { ModernAnswerer, ModernUpstream } from "./mrtr.ts";
 import { makeTempDir, removeTempDir } from "./processes.ts";
-import { fillPlaceholders, type RelayProcess } from "./relay-process.ts";
+import { fillPlaceholders, RELAY_LOG_CHARS, type RelayProcess } from "./relay-process.ts";
 import { Reviewer } from "./reviewer.ts";
 import { ScriptedUpstream } from "./upstream.ts";
 import {
@@ -156,6 +156,8 @@ interface Released {
 /** Where a case's frames are in the session's recorder, and whose late frames it must leave out. */
 interface Slice {
   start: number;
+  /** The relay's stderr when the case began (its own lines are those written since). */
+  stderrMark: number;
   /** Cases still settling when this one began: [caseKey, requestState]. */
   overlapping: Array<[string, string | undefined]>;
   released: Released | undefined;
@@ -215,7 +217,7 @@ export class RelaySession {
       throw new SessionStartError(
         `${detail}${nonJsonHint(frames)}`,
         frames,
-        log ? log.slice(-2000) : undefined,
+        log ? log.slice(-RELAY_LOG_CHARS) : undefined,
         !understood,
       );
     } finally {
@@ -327,6 +329,7 @@ export class RelaySession {
   async runCase(input: CaseRunInput, hooks: CaseHooks = {}): Promise<CaseRunOutput> {
     const { profile } = this.options;
     const start = this.recorder.mark();
+    const stderrMark = this.relay.stderrMark;
     this.answerer.onWait = hooks.laneFree;
     const overlapping = [...this.settling.entries()];
     const waitMs = upstreamWaitMs(profile.caseTimeoutMs);
@@ -376,7 +379,7 @@ export class RelaySession {
     if (this.relay.exited && outcome.kind !== "result" && outcome.kind !== "error") {
       outcome = { kind: "broken", detail: `the relay ${this.relay.exited}` };
     }
-    return this.output(input, outcome, { start, overlapping, released }, callEnd);
+    return this.output(input, outcome, { start, stderrMark, overlapping, released }, callEnd);
   }
 
   /** The case lets the session go while it settles: what both ends had seen of it so far is kept as it was. */
@@ -473,7 +476,10 @@ export class RelaySession {
       frames: this.framesOf(input, slice),
       negotiated: { upstream: this.upstreamEnd?.negotiated ?? null, downstream: this.answerer.negotiated },
     };
-    if (outcome.kind === "broken" && this.relay.stderr) output.relayLog = this.relay.stderr.slice(-2000);
+    // The relay's stderr while the case ran (all it has written, when it broke), in every transcript, bounded.
+    output.relayLog = (
+      outcome.kind === "broken" ? this.relay.stderr : this.relay.stderrSince(slice.stderrMark)
+    ).slice(-RELAY_LOG_CHARS);
     return output;
   }
 

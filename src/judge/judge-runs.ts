@@ -242,6 +242,6 @@ export function evidenceFor(
     frames: run.frames,
     observation: run.observation,
     verdict: { status: verdict.status, reason: verdict.reason, checks: verdict.checks },
-    ...(run.relayLog ? { relayLog: run.relayLog } : {}),
+    ...(run.relayLog !== undefined ? { relayLog: run.relayLog } : {}),
   } as Evidence;
 }

@@ -148,5 +148,10 @@ export const EvidenceSchema = z.object({
   frames: z.array(FrameSchema),
   observation: ObservationSchema,
   verdict: z.object({ status: CaseStatusSchema, reason: z.string(), checks: z.array(CheckSchema) }),
+  /**
+   * What the relay wrote on stderr while the case ran (all it had written, when it broke): the end of it, at most
+   * 2,000 characters, with the profile's env values and anything credential-shaped redacted. Empty: nothing.
+   */
+  relayLog: z.string().optional(),
 });
 export type Evidence = z.infer<typeof EvidenceSchema>;

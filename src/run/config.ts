@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { defaultConcurrency } from "../harness/controller.ts";
 import { type Baseline, BaselineSchema } from "../matrix/baseline.ts";
 import { DEFAULT_REPORTERS, parseReporters, type ReporterName } from "../matrix/reports.ts";
+import { caseMatches } from "../matrix/tracking.ts";
 import { InputError } from "../model/errors.ts";
 import {
   DEFAULT_CASES,
@@ -22,6 +23,12 @@ import { parseShard, type Shard } from "./shard.ts";
 /** The default target: the reference relay with its review surface, so every row of darwin-nix#256 is exercised. */
 export const DEFAULT_TARGET = join(PROJECT_ROOT, "targets/reference-review.yaml");
 
+/**
+ * Where a run writes when no --out is given: this folder under the caller's working directory (not the package's
+ * own), replaced by each run (its evidence/ is cleared first, so no transcript of an earlier run lingers).
+ */
+export const DEFAULT_OUT = "mcpx-conform-report";
+
 export function toolInfo(): { name: "mcpx-conform"; version: string } {
   const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8"));
   return { name: "mcpx-conform", version: String(pkg.version) };
@@ -32,6 +39,8 @@ export interface RunOptions {
   target?: string;
   era?: string;
   rows?: string;
+  /** Comma-separated globs over case ids (or row/id): run only these cases (and each era's round trip). */
+  case?: string;
   out?: string;
   seed?: string;
   register?: string;
@@ -57,8 +66,10 @@ export interface RunConfig {
   profile: TargetProfile;
   targetFile: string;
   eras: Era[];
-  /** Rows selected with --rows (undefined: all). */
+  /** Rows selected with --rows, or holding a case selected with --case (undefined: all). */
   selectedRows: Set<string> | undefined;
+  /** Cases selected with --case (undefined: every case of the selected rows). */
+  selectedCases: ((kase: LoadedCase) => boolean) | undefined;
   seed: number;
   /** Generated exchanges per era with --fuzz (undefined: no fuzzing). */
   fuzzRuns: number | undefined;
@@ -123,6 +134,25 @@ function shardOption(opts: RunOptions): Shard | undefined {
   return shard;
 }
 
+/**
+ * --case GLOB[,GLOB]: the cases whose id (or row/id) a glob matches (`*` any run of characters), and the rows they
+ * are in (within --rows). A glob that matches no case is a typo: exit 2.
+ */
+function caseSelection(globs: string[] | undefined, cases: LoadedCase[], rows: string[] | undefined) {
+  if (!globs) return undefined;
+  const inRows = cases.filter((c) => !rows || rows.includes(c.row));
+  const matches = (kase: LoadedCase) =>
+    caseMatches(globs, kase.id) || caseMatches(globs, `${kase.row}/${kase.id}`);
+  for (const glob of globs)
+    if (!inRows.some((c) => caseMatches([glob], c.id) || caseMatches([glob], `${c.row}/${c.id}`)))
+      throw new InputError(
+        `no case${rows ? " of the --rows rows" : ""} matches '${glob}' (expected a case id or row/id glob, as \`mcpx-conform list cases\` prints them)`,
+        undefined,
+        "--case",
+      );
+  return { rows: new Set(inRows.filter(matches).map((c) => c.row)), matches };
+}
+
 export function resolveRunConfig(opts: RunOptions): RunConfig {
   const cwd = opts.cwd ?? process.cwd();
   const register = loadRegister(opts.register ? resolve(cwd, opts.register) : DEFAULT_REGISTER);
@@ -133,13 +163,15 @@ export function resolveRunConfig(opts: RunOptions): RunConfig {
   const knownRows = new Set(register.rows.map((r) => r.id));
   for (const r of rowFilter ?? [])
     if (!knownRows.has(r)) throw new InputError(`unknown register row '${r}'`, undefined, "--rows");
+  const selected = caseSelection(list(opts.case), cases, rowFilter);
   return {
     register,
     cases,
     profile,
     targetFile,
     eras: selectEras(list(opts.era), profile, targetFile),
-    selectedRows: rowFilter ? new Set(rowFilter) : undefined,
+    selectedRows: selected?.rows ?? (rowFilter ? new Set(rowFilter) : undefined),
+    selectedCases: selected?.matches,
     seed: opts.seed !== undefined ? wholeNumber(opts.seed, "--seed", 0) : Math.floor(Math.random() * 2 ** 31),
     fuzzRuns: opts.fuzz !== undefined ? wholeNumber(opts.fuzz, "--fuzz", 1) : undefined,
     reporters: parseReporters(opts.reporter ?? DEFAULT_REPORTERS.join(",")),

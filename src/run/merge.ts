@@ -10,6 +10,7 @@ import { loadDataFile } from "../model/load.ts";
 import type { Register } from "../model/register.ts";
 import { type Results, ResultsSchema } from "../model/results.ts";
 import { ERAS } from "../protocol/eras.ts";
+import { DEFAULT_OUT } from "./config.ts";
 import { type RunOutcome, writeOutcome } from "./pipeline.ts";
 
 export interface MergeConfig {
@@ -103,10 +104,7 @@ export function mergeShards(config: MergeConfig): RunOutcome {
   shards.sort((a, b) => a.results.shard!.index - b.results.shard!.index);
   const first = shards[0]!.results;
   const startedAt = shards.map((s) => s.results.startedAt).sort()[0]!;
-  const outDir = resolve(
-    cwd,
-    config.out ?? join("reports", first.target.name, `${startedAt.replace(/[:.]/g, "-")}-merged`),
-  );
+  const outDir = resolve(cwd, config.out ?? DEFAULT_OUT);
   const judged: JudgedCase[] = [];
   const evidences: Record<string, Evidence> = {};
   const rows = new Set<string>();

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { fuzzTarget } from "../fuzz/differential.ts";
 import { type FuzzSummary, foldFuzz } from "../fuzz/results.ts";
@@ -12,7 +12,7 @@ import { EXIT } from "../model/errors.ts";
 import type { Evidence } from "../model/evidence.ts";
 import { PROJECT_ROOT } from "../model/load.ts";
 import type { Cell, Results } from "../model/results.ts";
-import { type RunConfig, toolInfo } from "./config.ts";
+import { DEFAULT_OUT, type RunConfig, toolInfo } from "./config.ts";
 import { liveRun } from "./live.ts";
 import { harnessCannotDrive, planRun, type RunPlan } from "./plan.ts";
 import type { RunEvent } from "./progress.ts";
@@ -168,10 +168,9 @@ export async function runPipeline(config: RunConfig, hooks: RunHooks = {}): Prom
   preflightProfile(profile, config.targetFile);
   const { full, plan } = planStage(config);
   const startedAt = new Date().toISOString();
-  const outDir = resolve(
-    config.cwd,
-    config.out ?? join("reports", profile.name, startedAt.replace(/[:.]/g, "-")),
-  );
+  const outDir = resolve(config.cwd, config.out ?? DEFAULT_OUT);
+  // The default folder is the run's own: an earlier run's transcripts must not sit beside this one's.
+  if (config.out === undefined) rmSync(join(outDir, "evidence"), { recursive: true, force: true });
   const bound = Math.ceil(worstCaseMs(profile, plan.work, (item) => waitsOnOwnSession(item, profile)) / 1000);
   const slice = shard ? `, shard ${shard.index}/${shard.count}` : "";
   log(

@@ -96,6 +96,8 @@ export function planRun(input: {
   profile: TargetProfile;
   eras: Era[];
   selectedRows?: Set<string> | undefined;
+  /** --case: only these cases run; the other cases of their rows are `skip` (their cells cannot pass on a part). */
+  selectedCases?: ((kase: LoadedCase) => boolean) | undefined;
 }): RunPlan {
   const rows = new Map(input.register.rows.map((r) => [r.id, r]));
   const work: WorkItem[] = [];
@@ -113,7 +115,11 @@ export function planRun(input: {
       if (!(kase.eras ?? row.eras).includes(era)) continue;
       if (input.selectedRows && !input.selectedRows.has(kase.row) && kase.row !== ROUNDTRIP_ROW) continue;
       const na = notApplicableHere(kase, input.profile);
-      const skipped = na ?? cannotRunHere(kase, input.profile);
+      const skipped =
+        na ??
+        (input.selectedCases && kase.row !== ROUNDTRIP_ROW && !input.selectedCases(kase)
+          ? "not selected (run --case)"
+          : cannotRunHere(kase, input.profile));
       if (undrivable || skipped) {
         const result = {
           id: kase.id,

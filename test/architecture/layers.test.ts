@@ -21,6 +21,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   cli: ["run", "fuzz", "harness", "relay", "judge", "matrix", "model", "protocol", "validator"],
   // the vitest entry point (mcpx-conform/vitest): the run pipeline as tests of a relay author's own suite
   vitest: ["run", "model", "protocol"],
+  // the library entry (the package's `exports["."]`): the public API, never the CLI or the reference relay
+  "index.ts": ["run", "judge", "matrix", "model", "protocol", "validator"],
 };
 
 const SRC = resolve(import.meta.dirname, "../../src");

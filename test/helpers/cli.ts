@@ -54,7 +54,10 @@ export function tempDir(prefix = "mcpx-conform-test-"): string {
  * Runs the CLI in this process (`main` with its own output sinks and folder), as `cli` would but without a child
  * process: same result shape; stderr is not a TTY. Fails if the run left a SIGINT/SIGTERM handler installed.
  */
-export async function cliInProcess(args: string[], options: { cwd?: string } = {}): Promise<CliResult> {
+export async function cliInProcess(
+  args: string[],
+  options: { cwd?: string; stdin?: string } = {},
+): Promise<CliResult> {
   // Loaded on first use: most files import this module only for ROOT and tempDir.
   const { main } = await import("../../src/cli/main.ts");
   const handlers = () => process.listenerCount("SIGINT") + process.listenerCount("SIGTERM");
@@ -70,6 +73,7 @@ export async function cliInProcess(args: string[], options: { cwd?: string } = {
     },
     cwd: options.cwd ?? ROOT,
     isTTY: false,
+    ...(options.stdin !== undefined ? { stdin: () => options.stdin! } : {}),
   });
   if (handlers() !== before)
     throw new Error(`mcpx-conform ${args.join(" ")} left ${handlers() - before} signal handler(s) installed`);
