@@ -160,7 +160,8 @@ export async function connectWhenReady<A extends { connect(timeoutMs: number): P
       await close?.().catch(() => undefined);
       const message = error instanceof Error ? error.message : String(error);
       const again = options.http && NOT_READY.test(message) && options.gone() === undefined;
-      if (!again || performance.now() + LISTEN_POLL_MS >= options.deadline) throw error;
+      // Past the deadline by a little: the caller's own start-up timer (started earlier) says why first.
+      if (!again || performance.now() >= options.deadline + 4 * LISTEN_POLL_MS) throw error;
       options.waiting(message);
       await sleep(LISTEN_POLL_MS);
     }
