@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { register as registerCompare } from "./compare.ts";
 import { register as registerEvidence } from "./evidence.ts";
 import { register as registerGate } from "./gate.ts";
+import { register as registerInit } from "./init.ts";
 import type { CliIo } from "./io.ts";
 import { register as registerList } from "./list.ts";
 import { register as registerMerge } from "./merge.ts";
@@ -27,6 +28,7 @@ export function registerCommands(program: Command, setExit: SetExit, io: CliIo):
   registerGate(program, setExit, io);
   registerEvidence(program, setExit, io);
   registerRender(program, setExit, io);
+  registerInit(program, setExit, io);
   registerCompare(program, setExit, io);
   registerMerge(program, setExit, io);
 }

@@ -1,0 +1,174 @@
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, relative, resolve } from "node:path";
+import { createInterface } from "node:readline/promises";
+import type { Command } from "commander";
+import { InputError } from "../model/errors.ts";
+import { loadTarget, PROJECT_ROOT } from "../model/load.ts";
+import { resolveRunConfig } from "../run/config.ts";
+import { runPipeline } from "../run/pipeline.ts";
+import type { SetExit } from "./commands.ts";
+import { EXIT } from "./errors.ts";
+import type { CliIo } from "./io.ts";
+
+/**
+ * `mcpx-conform init [options] [-- RELAY_COMMAND…]`: writes a commented target profile (with the JSON Schema editors
+ * use, `# yaml-language-server: $schema=…`), loads it back through the real schema, and runs a one-case smoke check
+ * (the round trip, in the newest legacy era) so the user learns at once whether the harness can drive the relay.
+ * Values not given as flags are asked on a terminal; elsewhere a missing command is an error (exit 2).
+ */
+const TRANSPORTS = ["stdio", "streamable-http", "sse"] as const;
+type Transport = (typeof TRANSPORTS)[number];
+const SMOKE_ERA = "2025-11-25";
+const ROUNDTRIP = "sampling-relay-roundtrip";
+
+interface InitOptions {
+  out: string;
+  name?: string;
+  downstream?: string;
+  url?: string;
+  upstream?: string;
+  force?: boolean;
+  check?: boolean;
+}
+
+/** Splits a command line typed at the prompt into argv (double or single quotes group words). */
+export function splitCommand(line: string): string[] {
+  return [...line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
+}
+
+function transport(value: string | undefined, flag: string): Transport | undefined {
+  if (value === undefined) return undefined;
+  if ((TRANSPORTS as readonly string[]).includes(value)) return value as Transport;
+  throw new InputError(`expected one of ${TRANSPORTS.join(", ")}, got '${value}'`, undefined, flag);
+}
+
+const yamlString = (s: string) => JSON.stringify(s);
+
+/** The profile's text: every key with a comment saying what it is for. */
+export function profileText(p: {
+  schema: string;
+  name: string;
+  command: string[];
+  downstream: Transport;
+  url: string | undefined;
+  upstream: Transport;
+}): string {
+  const downstream =
+    p.downstream === "stdio"
+      ? "{ transport: stdio }"
+      : `{ transport: ${p.downstream}, url: ${yamlString(p.url ?? "http://127.0.0.1:{{port}}/mcp")} }`;
+  return [
+    `# yaml-language-server: $schema=${p.schema}`,
+    '# A target profile for mcpx-conform (written by `mcpx-conform init`; every key: the README\'s "Target profiles").',
+    "# Run it with: npx mcpx-conform run --target " + "<this file>",
+    `name: ${p.name}`,
+    "# Your relay's argv. {{upstream.command}} is the harness upstream on stdio ({{upstream.url}} for an HTTP upstream);",
+    "# {{port}} is a free loopback port, {{tmp}} a fresh folder. Relative paths are relative to this file.",
+    `command: [${p.command.map(yamlString).join(", ")}]`,
+    "# How the harness answerer reaches your relay: stdio, or streamable-http / sse with the url it listens at.",
+    `downstream: ${downstream}`,
+    "# How your relay reaches the harness upstream: stdio (it launches {{upstream.command}}) or an HTTP url.",
+    `upstream: { transport: ${p.upstream} }`,
+    "# Who answers sampling: the harness's MCP client (client), or a person at your relay's review surface (review).",
+    "answerer: { kind: client }",
+    "# The whole start-up (spawn, listening, initialize, tools/list) must end within this.",
+    "startupTimeoutMs: 15000",
+    "# Your relay's own deadline for an unanswered sampling question (the expiry cases wait it out).",
+    "answerTimeoutMs: 2000",
+    "# The most one case may take once the relay is up.",
+    "caseTimeoutMs: 10000",
+    "",
+  ].join("\n");
+}
+
+/** Asks for what the flags did not give, on a terminal. */
+async function ask(question: string, fallback: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = (await rl.question(`${question} [${fallback}] `)).trim();
+    return answer === "" ? fallback : answer;
+  } finally {
+    rl.close();
+  }
+}
+
+// Long: the flags, the questions for what they left out, the file and its check, in the order a user meets them.
+export async function init(opts: InitOptions, relayCommand: string[], io: CliIo): Promise<number> {
+  const file = resolve(io.cwd, opts.out);
+  if (existsSync(file) && !opts.force)
+    throw new InputError("expected a new file (it exists; --force overwrites it)", opts.out, "--out");
+  const interactive = process.stdin.isTTY === true && io.isTTY;
+  let command = relayCommand;
+  if (command.length === 0) {
+    if (!interactive)
+      throw new InputError(
+        "expected the relay's command after -- (e.g. init -- node relay.js {{upstream.command}}), or a terminal to ask on",
+        undefined,
+        "command",
+      );
+    command = splitCommand(await ask("Your relay's command line", "node relay.js {{upstream.command}}"));
+  }
+  const name = opts.name ?? (interactive ? await ask("Target name", "my-relay") : "my-relay");
+  const downstream =
+    transport(opts.downstream, "--downstream") ??
+    (interactive
+      ? transport(await ask("Downstream transport (stdio, streamable-http, sse)", "stdio"), "downstream")
+      : "stdio")!;
+  const upstream =
+    transport(opts.upstream, "--upstream") ??
+    (interactive
+      ? transport(await ask("Upstream transport (stdio, streamable-http, sse)", "stdio"), "upstream")
+      : "stdio")!;
+  const schema = relative(dirname(file), join(PROJECT_ROOT, "dist/schemas/target.schema.json"));
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, profileText({ schema, name, command, downstream, url: opts.url, upstream }));
+  // Loaded back through the real schema: a bad name, transport or placeholder is found now, not at the first run.
+  loadTarget(file);
+  io.stderr(`wrote ${relative(io.cwd, file) || file}\n`);
+  if (opts.check === false) return EXIT.ok;
+  return smokeCheck(file, io);
+}
+
+/** One case, the round trip in the newest legacy era: can the harness drive this relay at all? */
+async function smokeCheck(file: string, io: CliIo): Promise<number> {
+  const out = join(io.cwd, "mcpx-conform-report", `init-check-${basename(file).replace(/\.ya?ml$/, "")}`);
+  const config = resolveRunConfig({
+    target: file,
+    era: SMOKE_ERA,
+    rows: ROUNDTRIP,
+    out,
+    reporter: "json",
+    quiet: true,
+    cwd: io.cwd,
+  });
+  const outcome = await runPipeline(config);
+  const cell = outcome.results.cells.find((c) => c.row === ROUNDTRIP);
+  const reason = cell?.cases[0]?.reason ?? "no round trip ran";
+  io.stderr(
+    `smoke check (${ROUNDTRIP} @${SMOKE_ERA}): ${cell?.status ?? "not-run"} — ${reason}\n` +
+      (cell?.status === "pass"
+        ? `next: npx mcpx-conform run --target ${relative(io.cwd, file) || file}\n`
+        : `evidence: ${relative(io.cwd, outcome.outDir)}\n`),
+  );
+  return cell?.status === "pass" ? EXIT.ok : cell?.status === "error" ? EXIT.harness : EXIT.failed;
+}
+
+export function register(program: Command, setExit: SetExit, io: CliIo): void {
+  program
+    .command("init")
+    .description("write a commented target profile for your relay and run a one-case smoke check")
+    .argument("[command...]", "your relay's command (after --); asked on a terminal when left out")
+    .option("--out <file>", "the profile to write", "mcpx-conform.yaml")
+    .option("--name <name>", "the target's name (default my-relay)")
+    .option("--downstream <transport>", `how the answerer reaches the relay: ${TRANSPORTS.join(", ")}`)
+    .option(
+      "--url <url>",
+      "the relay's downstream URL (HTTP transports; default http://127.0.0.1:{{port}}/mcp)",
+    )
+    .option("--upstream <transport>", `how the relay reaches the harness upstream: ${TRANSPORTS.join(", ")}`)
+    .option("--force", "overwrite an existing profile")
+    .option("--no-check", "write the profile only, without the smoke check")
+    .action(async (command: string[], opts: InitOptions) => {
+      setExit(await init(opts, command, io));
+    });
+}
