@@ -126,6 +126,21 @@ export const ExpectationSchema = z.discriminatedUnion("outcome", [
         )
         .min(1)
         .optional(),
+      /**
+       * Fields the relay must not pass on as the upstream sent them, because the answerer did not declare what they
+       * need (includeContext without sampling.context, task without tasks): JSON pointers under /request, each mapped
+       * to the values the relay may set instead ([]: only dropping it). Every request the answerer received has each
+       * absent or as one of those values (check `dropped-field`); fidelity (`unchanged`, and the fuzzer's) disregards
+       * these fields and stays whole elsewhere.
+       */
+      dropped: z
+        .record(
+          z
+            .string()
+            .regex(/^\/request(\/[^/]+)+$/, "a JSON pointer under /request (e.g. /request/includeContext)"),
+          z.array(z.unknown()),
+        )
+        .optional(),
       eras: z.array(EraSchema).optional(),
       ...ExtraChecks,
     })

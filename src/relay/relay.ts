@@ -221,7 +221,12 @@ export async function runRelay(options: RelayOptions): Promise<void> {
     signal: AbortSignal,
   ): Promise<{ result: Record<string, unknown>; relayedAsIs: boolean }> => {
     try {
-      const asked = policy.rewriteRequest(params);
+      const asked = policy.rewriteRequest(
+        policy.fitForDownstream(params, {
+          era: downstreamEra ?? "2025-11-25",
+          capabilities: server.getClientCapabilities(),
+        }),
+      );
       const result = await server.request({ method: "sampling/createMessage", params: asked }, Untouched, {
         timeout: options.answerTimeoutMs,
         signal,

@@ -274,7 +274,37 @@ function sampling(msg) {
   if (unfit) return refuse(msg.id, -32602, "era", unfit);
 
   const timer = setTimeout(() => expire(msg.id), deadlineMs);
-  askDownstream(msg, (reply) => answered(msg.id, params, reply), timer);
+  const asked = { ...msg, params: withoutUndeclared(params, state.downCaps, downEra) };
+  askDownstream(asked, (reply) => answered(msg.id, params, reply), timer);
+}
+
+/**
+ * What the downstream did not declare it can take is not passed on: includeContext "thisServer"/"allServers"
+ * without sampling.context (2025-11-25 on: servers "SHOULD NOT use them unless the client declares
+ * `sampling.context` capability"), and `task` without tasks.requests.sampling.createMessage ("Requestors SHOULD only
+ * augment requests with a task if the corresponding capability has been declared by the receiver"). As the
+ * upstream's client we may ignore both, so we drop them.
+ */
+function withoutUndeclared(params, caps, era) {
+  if (!isObj(params)) return params;
+  const out = { ...params };
+  const wide = out.includeContext === "thisServer" || out.includeContext === "allServers";
+  if (wide && atLeast(era, "2025-11-25") && !isObj(caps?.sampling?.context)) delete out.includeContext;
+  if (out.task !== undefined && !isObj(caps?.tasks?.requests?.sampling?.createMessage)) delete out.task;
+  return out;
+}
+
+/** The inputRequests passed down: each sampling request without what the call's capabilities did not declare. */
+function inputRequestsFor(requests, caps) {
+  if (!isObj(requests)) return requests;
+  const out = {};
+  for (const [key, req] of Object.entries(requests)) {
+    out[key] =
+      isObj(req) && req.method === SAMPLING
+        ? { ...req, params: withoutUndeclared(req.params, caps, MODERN) }
+        : req;
+  }
+  return out;
 }
 
 function answered(upId, request, reply) {
@@ -362,7 +392,9 @@ function modernCall(msg) {
     const refusal = checkInputRequests(reply.result, caps);
     if (refusal) return down.fail(msg.id, refusal);
     keepRound(params, reply.result.inputRequests ?? {}, reply.result);
-    down.reply(msg.id, reply.result);
+    const passed = reply.result.inputRequests;
+    if (passed === undefined) return down.reply(msg.id, reply.result);
+    down.reply(msg.id, { ...reply.result, inputRequests: inputRequestsFor(passed, caps) });
   });
 }
 
