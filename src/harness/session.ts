@@ -15,6 +15,7 @@ import {
   type ProbeCallEnd,
 } from "./ends.ts";
 import { callFramesOf, FrameRecorder } from "./frames.ts";
+import type { LineChannel } from "./jsonrpc-peer.ts";
 import { ModernAnswerer, ModernUpstream } from "./mrtr.ts";
 import { makeTempDir, removeTempDir } from "./processes.ts";
 import { fillPlaceholders, type RelayProcess } from "./relay-process.ts";
@@ -37,6 +38,8 @@ export interface SessionOptions {
   capabilities: Record<string, unknown>;
   /** The era the answerer speaks when it differs from the upstream's (a relay bridging eras, either way). */
   downstreamEra?: Era;
+  /** The answerer holds back notifications/initialized until after the first case's probe call (legacy eras). */
+  holdInitialized?: boolean;
   control: ControlServer;
 }
 
@@ -262,9 +265,7 @@ export class RelaySession {
       connectWhenReady(
         () => openDownstream(profile, this.relay, url, this.recorder),
         (channel) => {
-          this.answerer = isModernEra(downstreamEra)
-            ? new ModernAnswerer(channel, capabilities, profile.probe)
-            : new ClientAnswerer(channel, downstreamEra, capabilities, profile.probe);
+          this.answerer = this.makeAnswerer(channel, downstreamEra);
           return this.answerer;
         },
         {
@@ -291,6 +292,14 @@ export class RelaySession {
       const context = { values: { ...values }, cwd: this.relay.cwd, env: this.relay.env };
       this.reviewer = new Broker(profile.answerer, context, modelConnected, this.recorder);
     }
+  }
+
+  /** The answerer of the downstream's era, declaring the session's capabilities. */
+  private makeAnswerer(channel: LineChannel, downstreamEra: Era): ModernAnswerer | ClientAnswerer {
+    const { capabilities, profile, holdInitialized } = this.options;
+    return isModernEra(downstreamEra)
+      ? new ModernAnswerer(channel, capabilities, profile.probe)
+      : new ClientAnswerer(channel, downstreamEra, capabilities, profile.probe, holdInitialized === true);
   }
 
   /**

@@ -526,6 +526,34 @@ function expiryTimingCheck(e: Expectation, input: JudgeInput): JudgeCheck[] {
   ];
 }
 
+const methodOf = (f: Frame) => (f.message as { method?: unknown } | undefined)?.method;
+
+/**
+ * "The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification":
+ * from the answerer's wire, no sampling/createMessage reached it before its notifications/initialized.
+ */
+function initializedChecks(e: Expectation, input: JudgeInput): JudgeCheck[] {
+  if (!e.afterInitialized) return [];
+  const down = (input.frames ?? []).filter((f) => f.end === "downstream");
+  const init = down.findIndex((f) => f.dir === "to-relay" && methodOf(f) === "notifications/initialized");
+  const early = down.filter(
+    (f, i) => f.dir === "from-relay" && methodOf(f) === "sampling/createMessage" && (init === -1 || i < init),
+  );
+  const sent = init === -1 ? "(not sent before the case ended)" : `(at ${Math.round(down[init]!.t)} ms)`;
+  return [
+    {
+      id: "asked-after-initialized",
+      ok: early.length === 0 && init !== -1,
+      detail:
+        early.length > 0
+          ? `the relay sent sampling/createMessage at ${Math.round(early[0]!.t)} ms, before the answerer's initialized notification ${sent}`
+          : init === -1
+            ? "the answerer sent no notifications/initialized during the case, so the rule was not exercised"
+            : `no sampling request reached the answerer before its initialized notification ${sent}`,
+    },
+  ];
+}
+
 /**
  * The reference validator judges every exchange: each request the answerer received (for the era it spoke and
  * the capabilities it declared) and the result the upstream received (against the request it sent). A finding
@@ -622,7 +650,12 @@ export function judgeCase(input: JudgeInput): CaseVerdict {
   ];
   let best: { checks: Check[]; must: number; advisory: number } | undefined;
   for (const e of applicable) {
-    const own = [...expectationChecks(e, o, input.era), ...expiryTimingCheck(e, input), ...common];
+    const own = [
+      ...expectationChecks(e, o, input.era),
+      ...expiryTimingCheck(e, input),
+      ...initializedChecks(e, input),
+      ...common,
+    ];
     const checks = [...own, ...reliedChecks(input, own)];
     const must = mustFailures(checks);
     const advisory = advisoryFailures(checks);

@@ -43,6 +43,11 @@ export interface RelayPolicy {
     params: Record<string, unknown>,
     downstream: { era: Era; capabilities: Record<string, unknown> | undefined },
   ): Record<string, unknown>;
+  /**
+   * Whether a sampling request waits for the legacy downstream's notifications/initialized before it is sent ("The
+   * server SHOULD NOT send requests other than pings and logging before receiving the initialized notification").
+   */
+  awaitsInitialized: boolean;
   /** May rewrite a request's params before asking the downstream (the reference relay never does). */
   rewriteRequest(params: Record<string, unknown>): Record<string, unknown>;
   /** May rewrite a result before relaying it (the reference relay never does). */
@@ -119,6 +124,7 @@ export const REFERENCE_POLICY: RelayPolicy = {
     message: `Sampling request expired: no answer from the client within ${afterMs} ms`,
   }),
   fitForDownstream,
+  awaitsInitialized: true,
   rewriteRequest: (params) => params,
   rewriteResult: (result) => result,
   inputForUnanswered: () => undefined,

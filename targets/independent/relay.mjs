@@ -84,7 +84,11 @@ const state = {
   downEra: undefined,
   /** Client capabilities the downstream declared at initialize (legacy). */
   downCaps: {},
+  /** Whether the legacy downstream sent notifications/initialized (no sampling request goes down before it). */
+  downInitialized: false,
 };
+/** Sampling questions waiting for the downstream's notifications/initialized: upstream id → ask. */
+const awaitingInitialized = new Map();
 /** Downstream request id → upstream id, for requests we forwarded upstream (to map cancellations). */
 const forwardedUp = new Map();
 /** Upstream request id → { downId, timer? }, for requests we put to the downstream. */
@@ -120,6 +124,7 @@ function ourData(stage, at, extra = {}) {
 
 function fromDownstream(msg) {
   const isRequest = msg.id !== undefined && typeof msg.method === "string";
+  if (!isRequest && msg.method === "notifications/initialized") downstreamInitialized();
   if (!isRequest) return notification(msg, forwardedUp, up);
   if (state.mode === undefined) state.mode = looksModern(msg) ? "modern" : "legacy";
   if (msg.method === "initialize" && state.mode === "legacy") return initialize(msg);
@@ -275,7 +280,18 @@ function sampling(msg) {
 
   const timer = setTimeout(() => expire(msg.id), deadlineMs);
   const asked = { ...msg, params: withoutUndeclared(params, state.downCaps, downEra) };
-  askDownstream(asked, (reply) => answered(msg.id, params, reply), timer);
+  const ask = () => askDownstream(asked, (reply) => answered(msg.id, params, reply), timer);
+  // Lifecycle: "The server SHOULD NOT send requests other than pings and logging before receiving the
+  // initialized notification." The question waits for it (under the same deadline).
+  if (state.downInitialized) ask();
+  else awaitingInitialized.set(msg.id, ask);
+}
+
+function downstreamInitialized() {
+  state.downInitialized = true;
+  const waiting = [...awaitingInitialized.values()];
+  awaitingInitialized.clear();
+  for (const ask of waiting) ask();
 }
 
 /**
@@ -334,6 +350,7 @@ function ownErrorCopy(error) {
 
 /** Our deadline passed: tell the upstream time ran out, withdraw the question downstream, ignore a late answer. */
 function expire(upId) {
+  if (awaitingInitialized.delete(upId)) return up.fail(upId, timedOut());
   const pending = forwardedDown.get(upId);
   if (!pending) return;
   dropPending(upId);
@@ -341,11 +358,15 @@ function expire(upId) {
     requestId: pending.downId,
     reason: "the relay's answer deadline passed",
   });
-  up.fail(upId, {
+  up.fail(upId, timedOut());
+}
+
+function timedOut() {
+  return {
     code: -32603,
     message: `timed out: no answer from the client within the relay's ${deadlineMs} ms deadline`,
     data: ourData("deadline", undefined, { deadlineMs }),
-  });
+  };
 }
 
 // ---------------------------------------------------------------------------------------------- 2026-07-28
