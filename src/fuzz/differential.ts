@@ -69,7 +69,9 @@ export function differential(
   verdict: CaseVerdict;
   fidelity?: FidelityDifference[];
 } {
-  const diffs = says.row === CONTENT_UNCHANGED_ROW ? fidelity(observation) : [];
+  const delivered = says.expect.find((e) => e.outcome === "delivered");
+  const dropped = Object.keys((delivered?.outcome === "delivered" && delivered.dropped) || {});
+  const diffs = says.row === CONTENT_UNCHANGED_ROW ? fidelity(observation, dropped) : [];
   if (diffs.length === 0)
     return { agree: verdict.status === "pass", row: says.row, side: says.side, verdict };
   const checks = diffs.map((d) => ({

@@ -1,8 +1,8 @@
-import { firstDifference } from "../judge/json-diff.ts";
+import { firstDifference, withoutPointers } from "../judge/json-diff.ts";
 import type { Expectation } from "../model/case.ts";
 import type { Observation } from "../model/evidence.ts";
 import type { CellSide } from "../model/register.ts";
-import { type Era, isModernEra } from "../protocol/eras.ts";
+import { type Era, eraAtLeast, isModernEra } from "../protocol/eras.ts";
 import { validateRequest, validateResult } from "../validator/index.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
 
@@ -56,12 +56,37 @@ export function oracle(exchange: Exchange, era: Era, capabilities: SamplingCapab
       says: `the result is illegal for this request in ${era}: ${f.rule} at ${f.pointer || "/"} (${f.message})`,
     };
   }
+  const dropped = droppable(exchange.params, era, capabilities);
   return {
     row: CONTENT_UNCHANGED_ROW,
     side: "intermediary",
-    expect: [{ outcome: "delivered", unchanged: ["/"] }],
-    says: `request and result are legal in ${era}, so both must pass unchanged`,
+    expect: [{ outcome: "delivered", unchanged: ["/"], ...(Object.keys(dropped).length ? { dropped } : {}) }],
+    says: `request and result are legal in ${era}, so both must pass unchanged${Object.keys(dropped).length ? ` (but for ${Object.keys(dropped).join(", ")}, which the answerer did not declare)` : ""}`,
   };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * The fields a relay may drop (or set to "none") because the answerer did not declare what they need: includeContext
+ * "thisServer"/"allServers" without sampling.context (2025-11-25 on), task without tasks.requests.sampling.createMessage.
+ */
+export function droppable(
+  params: Record<string, unknown>,
+  era: Era,
+  capabilities: SamplingCapabilities,
+): Record<string, unknown[]> {
+  const out: Record<string, unknown[]> = {};
+  const ic = params.includeContext;
+  if ((ic === "thisServer" || ic === "allServers") && eraAtLeast(era, "2025-11-25")) {
+    if (!isObject(capabilities.sampling?.context)) out["/request/includeContext"] = ["none"];
+  }
+  const tasks = isObject(capabilities.tasks) ? capabilities.tasks : {};
+  const requests = isObject(tasks.requests) ? tasks.requests : {};
+  const sampling = isObject(requests.sampling) ? requests.sampling : {};
+  if (params.task !== undefined && !isObject(sampling.createMessage)) out["/request/task"] = [];
+  return out;
 }
 
 /** Where a delivered document differs from what its sender sent. */
@@ -80,14 +105,17 @@ export interface FidelityDifference {
  * Empty when both arrived unchanged or when nothing was delivered (the accept/refuse decision is judged
  * elsewhere). Only meaningful where the oracle says the exchange is legal.
  */
-export function fidelity(o: Observation): FidelityDifference[] {
+export function fidelity(o: Observation, dropped: readonly string[] = []): FidelityDifference[] {
   const out: FidelityDifference[] = [];
   if (o.asked.length > 0) {
-    // On a review target, a reviewer's edit is what the model must receive (the fuzzer scripts none).
+    // On a review target, a reviewer's edit is what the model must receive (the fuzzer scripts none). Fields the
+    // relay may drop for this answerer (request pointers under /request) are not compared.
     const edit = (o.reviews ?? []).find((r) => r.stage === "request" && r.decision.params !== undefined);
-    const sent = edit ? edit.decision.params : o.sent;
-    const d = firstDifference(sent, o.asked[0]);
-    if (d !== null) out.push(difference("request", d, sent, o.asked[0]));
+    const inner = dropped.map((p) => p.slice("/request".length));
+    const sent = withoutPointers(edit ? edit.decision.params : o.sent, inner);
+    const asked = withoutPointers(o.asked[0], inner);
+    const d = firstDifference(sent, asked);
+    if (d !== null) out.push(difference("request", d, sent, asked));
   }
   const answered = o.answered as { result?: unknown } | undefined;
   if (o.upstream.kind === "result" && answered && "result" in answered) {

@@ -4,6 +4,7 @@ import type { AnswerFor } from "./ends.ts";
 import { JsonRpcPeer, type LineChannel } from "./jsonrpc-peer.ts";
 import { findProbeTool, type ProbeTemplate, probeCall } from "./probe-call.ts";
 import { PROBE_TOOL } from "./upstream.ts";
+import { HOLD_INITIALIZED_MS } from "./waits.ts";
 
 export const DEFAULT_DECLINE = { code: -1, message: "User rejected sampling request" };
 
@@ -28,6 +29,8 @@ export class ClientAnswerer {
     private readonly era: Era,
     private readonly capabilities: Record<string, unknown>,
     private readonly probe?: ProbeTemplate,
+    /** Hold back notifications/initialized until HOLD_INITIALIZED_MS after the first probe call. */
+    private holdInitialized = false,
   ) {
     this.peer = new JsonRpcPeer(channel, "down-");
     this.peer.onRequest((method, params) => this.handle(method, params));
@@ -46,7 +49,7 @@ export class ClientAnswerer {
     );
     if (init.error) throw new Error(`the relay refused initialize: ${JSON.stringify(init.error)}`);
     this.negotiated = String((init.result as any)?.protocolVersion ?? "");
-    this.peer.notify("notifications/initialized");
+    if (!this.holdInitialized) this.peer.notify("notifications/initialized");
     const list = await this.peer.request("tools/list", {}, timeoutMs);
     this.probeTool = findProbeTool(list, this.probe);
   }
@@ -59,7 +62,17 @@ export class ClientAnswerer {
   }
 
   callProbe(caseKey: string, timeoutMs: number) {
-    return this.peer.request("tools/call", probeCall(this.probe, this.probeTool, { caseKey }), timeoutMs);
+    const call = this.peer.request(
+      "tools/call",
+      probeCall(this.probe, this.probeTool, { caseKey }),
+      timeoutMs,
+    );
+    if (this.holdInitialized) {
+      // The relay has the call (and the upstream's sampling request) before it has the initialized notification.
+      this.holdInitialized = false;
+      setTimeout(() => this.peer.notify("notifications/initialized"), HOLD_INITIALIZED_MS);
+    }
+    return call;
   }
 
   private async handle(method: string, params: unknown) {

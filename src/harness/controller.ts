@@ -71,10 +71,15 @@ export function withProfileDelay(answer: Answer, profile: TargetProfile): Answer
   return { ...rest, delayMs: Math.max(1, Math.round(delayOfAnswerTimeout * profile.answerTimeoutMs)) };
 }
 
-/** The session group of a case: cases of one era (both ends) and one set of declared capabilities share a relay. */
+/**
+ * The session group of a case: cases of one era (both ends) and one set of declared capabilities share a relay. A
+ * case whose answerer holds back notifications/initialized changes the session's start, and only its first case
+ * can see it held: it has a session of its own.
+ */
 export function sessionGroup(item: { kase: LoadedCase; era: Era }): string {
   const caps = JSON.stringify(answererCapabilities(item.kase));
-  return `${item.era} ${item.kase.downstreamEra ?? item.era} ${caps}`;
+  const held = item.kase.holdInitialized ? ` hold-initialized ${item.kase.row}/${item.kase.id}` : "";
+  return `${item.era} ${item.kase.downstreamEra ?? item.era} ${caps}${held}`;
 }
 
 /**
@@ -204,7 +209,7 @@ class GroupSession {
       return { failure: this.failure };
     }
     const opened = await shared.gate.through(
-      () => this.start(era, capabilities, kase.downstreamEra, shared),
+      () => this.start(era, capabilities, kase.downstreamEra, shared, kase.holdInitialized === true),
       (v) => v instanceof RelaySession,
     );
     if (opened instanceof RelaySession) this.session = opened;
@@ -216,6 +221,7 @@ class GroupSession {
     capabilities: Record<string, unknown>,
     downstreamEra: Era | undefined,
     shared: Shared,
+    holdInitialized: boolean,
   ): Promise<RelaySession | { failure: Failure; silent?: boolean; every?: boolean }> {
     if (shared.everySession) return { failure: shared.everySession, every: true };
     this.starts++;
@@ -226,6 +232,7 @@ class GroupSession {
         era,
         capabilities,
         ...(downstreamEra ? { downstreamEra } : {}),
+        ...(holdInitialized ? { holdInitialized } : {}),
         control: this.control,
       });
       this.lastBreak = undefined;

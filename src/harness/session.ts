@@ -18,6 +18,7 @@ import {
   type Sequence,
 } from "./ends.ts";
 import { callFramesOf, FrameRecorder } from "./frames.ts";
+import type { LineChannel } from "./jsonrpc-peer.ts";
 import { ModernAnswerer, ModernUpstream } from "./mrtr.ts";
 import { makeTempDir, removeTempDir } from "./processes.ts";
 import { fillPlaceholders, RELAY_LOG_CHARS, type RelayProcess } from "./relay-process.ts";
@@ -40,6 +41,8 @@ export interface SessionOptions {
   capabilities: Record<string, unknown>;
   /** The era the answerer speaks when it differs from the upstream's (a relay bridging eras, either way). */
   downstreamEra?: Era;
+  /** The answerer holds back notifications/initialized until after the first case's probe call (legacy eras). */
+  holdInitialized?: boolean;
   control: ControlServer;
 }
 
@@ -286,9 +289,7 @@ export class RelaySession {
       connectWhenReady(
         () => openDownstream(profile, this.relay, url, this.recorder, undefined, downstreamEra),
         (channel) => {
-          this.answerer = isModernEra(downstreamEra)
-            ? new ModernAnswerer(channel, capabilities, profile.probe)
-            : new ClientAnswerer(channel, downstreamEra, capabilities, profile.probe);
+          this.answerer = this.makeAnswerer(channel, downstreamEra);
           return this.answerer;
         },
         {
@@ -315,6 +316,14 @@ export class RelaySession {
       const context = { values: { ...values }, cwd: this.relay.cwd, env: this.relay.env };
       this.reviewer = new Broker(profile.answerer, context, modelConnected, this.recorder);
     }
+  }
+
+  /** The answerer of the downstream's era, declaring the session's capabilities. */
+  private makeAnswerer(channel: LineChannel, downstreamEra: Era): ModernAnswerer | ClientAnswerer {
+    const { capabilities, profile, holdInitialized } = this.options;
+    return isModernEra(downstreamEra)
+      ? new ModernAnswerer(channel, capabilities, profile.probe)
+      : new ClientAnswerer(channel, downstreamEra, capabilities, profile.probe, holdInitialized === true);
   }
 
   /**

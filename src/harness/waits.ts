@@ -36,6 +36,13 @@ export const UPSTREAM_WAIT_MIN_MS = scaled(500);
 /** The answerer's probe call may take caseTimeoutMs plus this before the harness stops waiting for its response. */
 export const PROBE_CALL_SLACK_MS = scaled(1_000);
 
+/**
+ * A case with `holdInitialized`: how long after its probe call the answerer holds back notifications/initialized. No
+ * signal says "the relay would have asked by now": a relay that does not wait for initialized forwards the call, gets
+ * the upstream's request and asks within a few pipe hops, far sooner than this.
+ */
+export const HOLD_INITIALIZED_MS = scaled(600);
+
 // --- bounds (controller.ts, processes.ts): never waited out by a working relay ---
 
 /** On top of caseTimeoutMs, what one case may take before the relay is deemed to have stopped answering: the waits above plus margin. */

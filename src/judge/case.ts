@@ -7,7 +7,7 @@ import { type Era, isModernEra } from "../protocol/eras.ts";
 import { validateRequest, validateResult } from "../validator/index.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
 import { type DeliveredChannel, type RowRef, rowForRule } from "./attribution.ts";
-import { firstDifference, hasPointer, valueAt } from "./json-diff.ts";
+import { firstDifference, hasPointer, valueAt, withoutPointers } from "./json-diff.ts";
 import { hasMeaning, stackedPrefixes } from "./meanings.ts";
 import { type MrtrWireCheck, mrtrRetryChecks } from "./mrtr-wire.ts";
 import { reviewChecks } from "./review-shown.ts";
@@ -318,15 +318,45 @@ function deliveredChecks(e: Outcome<"delivered">, o: Observation): JudgeCheck[] 
     });
   }
   if (o.asked.length > 0) {
+    const dropped = droppedPointers(e);
     checks.push(
-      fidelityCheck(e, "request", edit ?? o.sent, o.asked[0], {
-        same: `the ${edit ? "reviewer's edited " : ""}request reached the answerer unchanged`,
-        differs: (at) =>
-          `the request the answerer received differs at ${at}${edit ? " from the reviewer's edit" : ""}`,
-      }),
+      fidelityCheck(
+        e,
+        "request",
+        withoutPointers(edit ?? o.sent, dropped),
+        withoutPointers(o.asked[0], dropped),
+        {
+          same: `the ${edit ? "reviewer's edited " : ""}request reached the answerer unchanged`,
+          differs: (at) =>
+            `the request the answerer received differs at ${at}${edit ? " from the reviewer's edit" : ""}`,
+        },
+      ),
     );
   }
-  return checks;
+  return [...checks, ...droppedChecks(e, o)];
+}
+
+/** The request pointers (inside the request document) of the fields a delivered case lets the relay drop or set. */
+function droppedPointers(e: Outcome<"delivered">): string[] {
+  return Object.keys(e.dropped ?? {}).map((p) => p.slice("/request".length));
+}
+
+/** Each field the relay may not pass on as sent reached the answerer absent or as one of the allowed values. */
+function droppedChecks(e: Outcome<"delivered">, o: Observation): JudgeCheck[] {
+  return Object.entries(e.dropped ?? {}).map(([pointer, allowed]) => {
+    const inner = pointer.slice("/request".length);
+    const seen = o.asked.map((a) => valueAt(a, inner)).filter((v) => v !== undefined);
+    const bad = seen.filter((v) => !allowed.some((ok) => firstDifference(ok, v) === null));
+    const may = allowed.length ? ` or ${allowed.map((v) => JSON.stringify(v)).join(" or ")}` : "";
+    return {
+      id: "dropped-field",
+      ok: bad.length === 0,
+      detail:
+        bad.length === 0
+          ? `the answerer received ${pointer} ${seen.length ? `only as ${JSON.stringify(seen[0])}` : "absent"} (sent ${JSON.stringify(valueAt(o.sent, inner))})`
+          : `the answerer received ${pointer} as ${JSON.stringify(bad[0])}; it may only receive it absent${may}`,
+    };
+  });
 }
 
 /** error: the upstream got an error with a code the rule assigns; the message only where the rule is about it. */
@@ -501,6 +531,34 @@ function expiryTimingCheck(e: Expectation, input: JudgeInput): JudgeCheck[] {
   ];
 }
 
+const methodOf = (f: Frame) => (f.message as { method?: unknown } | undefined)?.method;
+
+/**
+ * "The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification":
+ * from the answerer's wire, no sampling/createMessage reached it before its notifications/initialized.
+ */
+function initializedChecks(e: Expectation, input: JudgeInput): JudgeCheck[] {
+  if (!e.afterInitialized) return [];
+  const down = (input.frames ?? []).filter((f) => f.end === "downstream");
+  const init = down.findIndex((f) => f.dir === "to-relay" && methodOf(f) === "notifications/initialized");
+  const early = down.filter(
+    (f, i) => f.dir === "from-relay" && methodOf(f) === "sampling/createMessage" && (init === -1 || i < init),
+  );
+  const sent = init === -1 ? "(not sent before the case ended)" : `(at ${Math.round(down[init]!.t)} ms)`;
+  return [
+    {
+      id: "asked-after-initialized",
+      ok: early.length === 0 && init !== -1,
+      detail:
+        early.length > 0
+          ? `the relay sent sampling/createMessage at ${Math.round(early[0]!.t)} ms, before the answerer's initialized notification ${sent}`
+          : init === -1
+            ? "the answerer sent no notifications/initialized during the case, so the rule was not exercised"
+            : `no sampling request reached the answerer before its initialized notification ${sent}`,
+    },
+  ];
+}
+
 /**
  * The reference validator judges every exchange: each request the answerer received (for the era it spoke and
  * the capabilities it declared) and the result the upstream received (against the request it sent). A finding
@@ -598,7 +656,12 @@ export function judgeCase(input: JudgeInput): CaseVerdict {
   ];
   let best: { checks: Check[]; must: number; advisory: number } | undefined;
   for (const e of applicable) {
-    const own = [...expectationChecks(e, o, input.era), ...expiryTimingCheck(e, input), ...common];
+    const own = [
+      ...expectationChecks(e, o, input.era),
+      ...expiryTimingCheck(e, input),
+      ...initializedChecks(e, input),
+      ...common,
+    ];
     const checks = [...own, ...reliedChecks(input, own)];
     const must = mustFailures(checks);
     const advisory = advisoryFailures(checks);

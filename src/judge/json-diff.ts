@@ -55,3 +55,21 @@ export function valueAt(value: unknown, pointer: string): unknown {
   }
   return current;
 }
+
+/** A copy of `value` without the members the pointers name (object members only; the rest is shared, not copied). */
+export function withoutPointers(value: unknown, pointers: readonly string[]): unknown {
+  let out = value;
+  for (const pointer of pointers) out = without(out, pointer.slice(1).split("/"));
+  return out;
+}
+
+function without(value: unknown, keys: string[]): unknown {
+  const [raw, ...rest] = keys;
+  if (raw === undefined || value === null || typeof value !== "object" || Array.isArray(value)) return value;
+  const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+  if (!Object.hasOwn(value, key)) return value;
+  const copy = { ...(value as Record<string, unknown>) };
+  if (rest.length === 0) delete copy[key];
+  else copy[key] = without(copy[key], rest);
+  return copy;
+}

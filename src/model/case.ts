@@ -67,6 +67,11 @@ const ExtraChecks = {
    * response with the model's response (src/judge/review-shown.ts). Review and broker targets only.
    */
   reviewed: z.array(z.enum(["request", "response"])).optional(),
+  /**
+   * The answerer's wire shows no sampling/createMessage from the relay before the answerer's
+   * notifications/initialized (cases with `holdInitialized`).
+   */
+  afterInitialized: z.literal(true).optional(),
   /** The model downstream must have been asked with exactly the reviewer's edited request. */
   modelGotEdit: z.boolean().optional(),
   /** Whether the model downstream (the MCP client) must have been asked at all (e.g. not after a denial). */
@@ -125,6 +130,21 @@ export const ExpectationSchema = z.discriminatedUnion("outcome", [
             ),
         )
         .min(1)
+        .optional(),
+      /**
+       * Fields the relay must not pass on as the upstream sent them, because the answerer did not declare what they
+       * need (includeContext without sampling.context, task without tasks): JSON pointers under /request, each mapped
+       * to the values the relay may set instead ([]: only dropping it). Every request the answerer received has each
+       * absent or as one of those values (check `dropped-field`); fidelity (`unchanged`, and the fuzzer's) disregards
+       * these fields and stays whole elsewhere.
+       */
+      dropped: z
+        .record(
+          z
+            .string()
+            .regex(/^\/request(\/[^/]+)+$/, "a JSON pointer under /request (e.g. /request/includeContext)"),
+          z.array(z.unknown()),
+        )
         .optional(),
       eras: z.array(EraSchema).optional(),
       ...ExtraChecks,
@@ -246,6 +266,16 @@ export const CaseSchema = z
      * whose downstream is stdio (one session per process).
      */
     sessions: z.literal(2).optional(),
+    /**
+     * Legacy eras: the answerer answers initialize but holds back notifications/initialized until a while after its
+     * probe call (HOLD_INITIALIZED_MS in src/harness/waits.ts), so the relay has the upstream's sampling request
+     * before the downstream said it is initialized. The case runs on a relay session of its own.
+     */
+    holdInitialized: z.literal(true).optional(),
   })
-  .strict();
+  .strict()
+  .refine((c) => !c.holdInitialized || !(c.eras ?? []).includes("2026-07-28"), {
+    message: "holdInitialized is for legacy eras (2026-07-28 has no initialize)",
+    path: ["holdInitialized"],
+  });
 export type Case = z.infer<typeof CaseSchema>;

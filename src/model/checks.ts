@@ -73,6 +73,16 @@ export const CHECK_CATALOGUE = {
     rule: "sampling-app-view-edit-prompts",
   },
   "asked-without": { proves: "the answerer never saw a field it must not receive", rule: "the case's row" },
+  "dropped-field": {
+    proves:
+      "the answerer received a field it did not declare support for only dropped or set to a value the rule allows",
+    rule: "the case's row (e.g. sampling-server-includecontext-only-with-context-capability)",
+  },
+  "asked-after-initialized": {
+    proves:
+      "the relay sent no sampling request to the answerer before the answerer's notifications/initialized (it held it back)",
+    rule: "sampling-server-not-before-initialized",
+  },
   "declared-upstream": {
     proves: "the relay declared (or did not declare) a capability to the upstream",
     rule: "the capability-declaration rows",

@@ -232,7 +232,12 @@ export class LegacyUpstreamBridge {
       result: {
         resultType: "input_required",
         inputRequests: {
-          [key]: { method: METHOD.createMessage, params: policy.rewriteRequest(question.params) },
+          [key]: {
+            method: METHOD.createMessage,
+            params: policy.rewriteRequest(
+              policy.fitForDownstream(question.params, { era: MRTR_ERA, capabilities }),
+            ),
+          },
         },
         requestState: state,
       },

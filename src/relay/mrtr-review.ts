@@ -157,7 +157,14 @@ export class ReviewedRounds {
       policy: review.policy ?? REFERENCE_REVIEW,
       checkRequest: (p) => policy.checkRequest(p, { era: MRTR_ERA, capabilities: declared }) ?? LEGAL,
       checkResult: (r) => policy.checkResult(r, { era: MRTR_ERA, request: params }) ?? LEGAL,
-      askModel: modelConnected ? (p) => this.askModel(conversation, key, p) : null,
+      askModel: modelConnected
+        ? (p) =>
+            this.askModel(
+              conversation,
+              key,
+              policy.fitForDownstream(p, { era: MRTR_ERA, capabilities: declared }),
+            )
+        : null,
     });
   }
 

@@ -270,7 +270,7 @@ export class ModernRelay {
       inputRequests,
       expiresAt: performance.now() + this.options.answerTimeoutMs,
     });
-    const down = this.rewriteRequests(inputRequests);
+    const down = this.rewriteRequests(inputRequests, capabilities);
     return down === result.inputRequests ? reply : { result: { ...result, inputRequests: down } };
   }
 
@@ -330,12 +330,18 @@ export class ModernRelay {
   }
 
   /** The policy may rewrite a sampling request before it is passed down (the reference relay never does). */
-  private rewriteRequests(inputRequests: Record<string, unknown>): Record<string, unknown> {
+  private rewriteRequests(
+    inputRequests: Record<string, unknown>,
+    capabilities: SamplingCapabilities | undefined,
+  ): Record<string, unknown> {
+    const { policy } = this.options;
     let out: Record<string, unknown> | undefined;
     for (const [key, request] of Object.entries(inputRequests)) {
       if (!isObject(request) || request.method !== METHOD.createMessage || !isObject(request.params))
         continue;
-      const params = this.options.policy.rewriteRequest(request.params);
+      const params = policy.rewriteRequest(
+        policy.fitForDownstream(request.params, { era: MRTR_ERA, capabilities }),
+      );
       if (params !== request.params) {
         out ??= { ...inputRequests };
         out[key] = { ...request, params };

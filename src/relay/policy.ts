@@ -1,4 +1,4 @@
-import type { Era } from "../protocol/eras.ts";
+import { type Era, eraAtLeast } from "../protocol/eras.ts";
 import { validateRequest, validateResult } from "../validator/index.ts";
 import type { SamplingCapabilities, Verdict } from "../validator/types.ts";
 
@@ -34,6 +34,20 @@ export interface RelayPolicy {
   relayDownstreamError(error: { code: number; message: string; data?: unknown }): RelayedError;
   /** The error sent when nobody answered in time. */
   expired(afterMs: number): WireError;
+  /**
+   * What of a request the downstream may receive, given what it declared (legacy: at initialize; 2026-07-28: on the
+   * call): the reference drops includeContext "thisServer"/"allServers" toward a downstream (2025-11-25 on) without
+   * sampling.context, and `task` toward one without tasks.requests.sampling.createMessage. Everything else as sent.
+   */
+  fitForDownstream(
+    params: Record<string, unknown>,
+    downstream: { era: Era; capabilities: Record<string, unknown> | undefined },
+  ): Record<string, unknown>;
+  /**
+   * Whether a sampling request waits for the legacy downstream's notifications/initialized before it is sent ("The
+   * server SHOULD NOT send requests other than pings and logging before receiving the initialized notification").
+   */
+  awaitsInitialized: boolean;
   /** May rewrite a request's params before asking the downstream (the reference relay never does). */
   rewriteRequest(params: Record<string, unknown>): Record<string, unknown>;
   /** May rewrite a result before relaying it (the reference relay never does). */
@@ -54,6 +68,38 @@ export interface RelayPolicy {
 function firstProblem(verdict: Verdict): string {
   const f = verdict.errors[0];
   return f ? `${f.message} (rule ${f.rule} at ${f.pointer || "/"})` : "invalid";
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * "[Servers] SHOULD NOT use [includeContext thisServer/allServers] unless the client declares `sampling.context`
+ * capability" (2025-11-25 client/sampling); "Requestors SHOULD only augment requests with a task if the
+ * corresponding capability has been declared by the receiver" (2025-11-25 tasks). As the upstream's client the relay
+ * may ignore both fields, so it drops them toward a downstream that did not declare them.
+ */
+export function fitForDownstream(
+  params: Record<string, unknown>,
+  downstream: { era: Era; capabilities: Record<string, unknown> | undefined },
+): Record<string, unknown> {
+  const caps = downstream.capabilities ?? {};
+  const sampling = isObject(caps.sampling) ? caps.sampling : {};
+  const ic = params.includeContext;
+  const dropContext =
+    (ic === "thisServer" || ic === "allServers") &&
+    eraAtLeast(downstream.era, "2025-11-25") &&
+    !isObject(sampling.context);
+  const tasks = isObject(caps.tasks) && isObject(caps.tasks.requests) ? caps.tasks.requests : {};
+  const samplingTasks = isObject(tasks.sampling) ? tasks.sampling : {};
+  const dropTask = params.task !== undefined && !isObject(samplingTasks.createMessage);
+  if (!dropContext && !dropTask) return params;
+  const { includeContext, task, ...rest } = params;
+  return {
+    ...rest,
+    ...(dropContext ? {} : includeContext === undefined ? {} : { includeContext }),
+    ...(dropTask ? {} : task === undefined ? {} : { task }),
+  };
 }
 
 export const REFERENCE_POLICY: RelayPolicy = {
@@ -77,6 +123,8 @@ export const REFERENCE_POLICY: RelayPolicy = {
     code: -32603,
     message: `Sampling request expired: no answer from the client within ${afterMs} ms`,
   }),
+  fitForDownstream,
+  awaitsInitialized: true,
   rewriteRequest: (params) => params,
   rewriteResult: (result) => result,
   inputForUnanswered: () => undefined,

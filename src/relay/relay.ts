@@ -147,6 +147,22 @@ export async function runRelay(options: RelayOptions): Promise<void> {
     return upstreamReady;
   };
 
+  // Sampling waits for the downstream's notifications/initialized (within the answer deadline).
+  let initialized = false;
+  const onInitialized: Array<() => void> = [];
+  server.oninitialized = () => {
+    initialized = true;
+    for (const resolve of onInitialized.splice(0)) resolve();
+  };
+  const untilInitialized = (ms: number) =>
+    new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(initialized), ms);
+      onInitialized.push(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+
   const originalInitialize = (server as any)._oninitialize.bind(server);
   server.removeRequestHandler("initialize");
   server.setRequestHandler(InitializeRequestSchema, async (request) => {
@@ -241,8 +257,15 @@ export async function runRelay(options: RelayOptions): Promise<void> {
     params: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<{ result: Record<string, unknown>; relayedAsIs: boolean }> => {
+    if (policy.awaitsInitialized && !initialized && !(await untilInitialized(options.answerTimeoutMs)))
+      throw new Unanswered(policy.expired(options.answerTimeoutMs));
     try {
-      const asked = policy.rewriteRequest(params);
+      const asked = policy.rewriteRequest(
+        policy.fitForDownstream(params, {
+          era: downstreamEra ?? "2025-11-25",
+          capabilities: server.getClientCapabilities(),
+        }),
+      );
       const result = await server.request({ method: "sampling/createMessage", params: asked }, Untouched, {
         timeout: options.answerTimeoutMs,
         signal,

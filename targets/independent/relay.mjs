@@ -84,7 +84,11 @@ const state = {
   downEra: undefined,
   /** Client capabilities the downstream declared at initialize (legacy). */
   downCaps: {},
+  /** Whether the legacy downstream sent notifications/initialized (no sampling request goes down before it). */
+  downInitialized: false,
 };
+/** Sampling questions waiting for the downstream's notifications/initialized: upstream id → ask. */
+const awaitingInitialized = new Map();
 /** Downstream request id → upstream id, for requests we forwarded upstream (to map cancellations). */
 const forwardedUp = new Map();
 /** Upstream request id → { downId, timer? }, for requests we put to the downstream. */
@@ -120,6 +124,7 @@ function ourData(stage, at, extra = {}) {
 
 function fromDownstream(msg) {
   const isRequest = msg.id !== undefined && typeof msg.method === "string";
+  if (!isRequest && msg.method === "notifications/initialized") downstreamInitialized();
   if (!isRequest) return notification(msg, forwardedUp, up);
   if (state.mode === undefined) state.mode = looksModern(msg) ? "modern" : "legacy";
   if (msg.method === "initialize" && state.mode === "legacy") return initialize(msg);
@@ -307,7 +312,48 @@ function sampling(msg) {
     return refuse(msg.id, -32000, "limit", { at: "", why: `too many sampling requests open (${MAX_OPEN})` });
 
   const timer = setTimeout(() => expire(msg.id), deadlineMs);
-  askDownstream(msg, (reply) => answered(msg.id, params, reply), timer);
+  const asked = { ...msg, params: withoutUndeclared(params, state.downCaps, downEra) };
+  const ask = () => askDownstream(asked, (reply) => answered(msg.id, params, reply), timer);
+  // Lifecycle: "The server SHOULD NOT send requests other than pings and logging before receiving the
+  // initialized notification." The question waits for it (under the same deadline).
+  if (state.downInitialized) ask();
+  else awaitingInitialized.set(msg.id, ask);
+}
+
+function downstreamInitialized() {
+  state.downInitialized = true;
+  const waiting = [...awaitingInitialized.values()];
+  awaitingInitialized.clear();
+  for (const ask of waiting) ask();
+}
+
+/**
+ * What the downstream did not declare it can take is not passed on: includeContext "thisServer"/"allServers"
+ * without sampling.context (2025-11-25 on: servers "SHOULD NOT use them unless the client declares
+ * `sampling.context` capability"), and `task` without tasks.requests.sampling.createMessage ("Requestors SHOULD only
+ * augment requests with a task if the corresponding capability has been declared by the receiver"). As the
+ * upstream's client we may ignore both, so we drop them.
+ */
+function withoutUndeclared(params, caps, era) {
+  if (!isObj(params)) return params;
+  const out = { ...params };
+  const wide = out.includeContext === "thisServer" || out.includeContext === "allServers";
+  if (wide && atLeast(era, "2025-11-25") && !isObj(caps?.sampling?.context)) delete out.includeContext;
+  if (out.task !== undefined && !isObj(caps?.tasks?.requests?.sampling?.createMessage)) delete out.task;
+  return out;
+}
+
+/** The inputRequests passed down: each sampling request without what the call's capabilities did not declare. */
+function inputRequestsFor(requests, caps) {
+  if (!isObj(requests)) return requests;
+  const out = {};
+  for (const [key, req] of Object.entries(requests)) {
+    out[key] =
+      isObj(req) && req.method === SAMPLING
+        ? { ...req, params: withoutUndeclared(req.params, caps, MODERN) }
+        : req;
+  }
+  return out;
 }
 
 function answered(upId, request, reply) {
@@ -337,6 +383,7 @@ function ownErrorCopy(error) {
 
 /** Our deadline passed: tell the upstream time ran out, withdraw the question downstream, ignore a late answer. */
 function expire(upId) {
+  if (awaitingInitialized.delete(upId)) return up.fail(upId, timedOut());
   const pending = forwardedDown.get(upId);
   if (!pending) return;
   dropPending(upId);
@@ -344,11 +391,15 @@ function expire(upId) {
     requestId: pending.downId,
     reason: "the relay's answer deadline passed",
   });
-  up.fail(upId, {
+  up.fail(upId, timedOut());
+}
+
+function timedOut() {
+  return {
     code: -32603,
     message: `timed out: no answer from the client within the relay's ${deadlineMs} ms deadline`,
     data: ourData("deadline", undefined, { deadlineMs }),
-  });
+  };
 }
 
 // ---------------------------------------------------------------------------------------------- 2026-07-28
@@ -396,7 +447,9 @@ function modernCall(msg) {
     if (refusal) return down.fail(msg.id, refusal);
     const result = withinRate(reply.result);
     keepRound(params, result.inputRequests ?? {}, result);
-    down.reply(msg.id, result);
+    const passed = result.inputRequests;
+    if (passed === undefined) return down.reply(msg.id, result);
+    down.reply(msg.id, { ...result, inputRequests: inputRequestsFor(passed, caps) });
   });
 }
 

@@ -743,3 +743,47 @@ describe("one request opens at most one question", () => {
     expect(twice.reason).toContain("review surface asked about one request 2×");
   });
 });
+
+describe("dropped fields and the initialized notification", () => {
+  const withContext = { ...sent, includeContext: "thisServer" };
+  const dropped: Expectation = {
+    outcome: "delivered",
+    unchanged: ["/request"],
+    dropped: { "/request/includeContext": ["none"] },
+  };
+
+  it("passes a request delivered without the field, or with an allowed value, and fails it passed on as sent", () => {
+    expect(judge([dropped], obs({ sent: withContext, asked: [sent] })).status).toBe("pass");
+    const none = { ...sent, includeContext: "none" };
+    expect(judge([dropped], obs({ sent: withContext, asked: [none] })).status).toBe("pass");
+    const v = judge([dropped], obs({ sent: withContext, asked: [withContext] }));
+    expect(v.status).toBe("fail");
+    expect(failed(v)).toEqual(["dropped-field"]);
+  });
+
+  it("keeps fidelity whole outside the dropped fields", () => {
+    const changed = { ...sent, maxTokens: 9 };
+    const v = judge([dropped], obs({ sent: withContext, asked: [changed] }));
+    expect(failed(v)).toEqual(["request-unchanged"]);
+  });
+
+  it("judges afterInitialized from the answerer's wire", () => {
+    const frame = (t: number, dir: Frame["dir"], method: string): Frame => ({
+      t,
+      end: "downstream",
+      dir,
+      message: { jsonrpc: "2.0", method, ...(method.startsWith("notifications/") ? {} : { id: 1 }) },
+    });
+    const expectation: Expectation = { outcome: "delivered", afterInitialized: true };
+    const inOrder = [
+      frame(1, "to-relay", "notifications/initialized"),
+      frame(2, "from-relay", "sampling/createMessage"),
+    ];
+    expect(judge([expectation], obs(), { frames: inOrder }).status).toBe("pass");
+    const early = judge([expectation], obs(), { frames: [...inOrder].reverse() });
+    expect(failed(early)).toEqual(["asked-after-initialized"]);
+    const never = judge([expectation], obs(), { frames: [frame(2, "from-relay", "sampling/createMessage")] });
+    expect(failed(never)).toEqual(["asked-after-initialized"]);
+    expect(ids(judge([expectation], obs(), { frames: [] }))).toContain("asked-after-initialized");
+  });
+});
