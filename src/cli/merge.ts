@@ -4,9 +4,9 @@ import { BaselineSchema } from "../matrix/baseline.ts";
 import { DEFAULT_REPORTERS, parseReporters, REPORTERS } from "../matrix/reports.ts";
 import { DEFAULT_REGISTER, loadDataFile, loadRegister } from "../model/load.ts";
 import { mergeShards } from "../run/merge.ts";
+import { summaryLine } from "../run/progress.ts";
 import type { SetExit } from "./commands.ts";
 import { type CliIo, processIo } from "./io.ts";
-import { summaryLine } from "./run.ts";
 
 interface MergeOptions {
   out?: string;

@@ -4,22 +4,12 @@ import { keepTemporaryDirs } from "../harness/processes.ts";
 import { DEFAULT_REPORTERS, REPORTERS } from "../matrix/reports.ts";
 import { type RunOptions, resolveRunConfig } from "../run/config.ts";
 import { type RunOutcome, runPipeline } from "../run/pipeline.ts";
-import { colorSupported, createProgress } from "../run/progress.ts";
+import { colorSupported, createProgress, summaryLine } from "../run/progress.ts";
 import type { SetExit } from "./commands.ts";
 import { type CliIo, processIo } from "./io.ts";
 import { interruptible, keptDirsLine, SIGNAL_EXIT } from "./signals.ts";
 
 export { DEFAULT_TARGET, type RunOptions, toolInfo } from "../run/config.ts";
-
-/** The summary line every run (and merge) prints, even with --quiet. */
-export function summaryLine(outcome: Pick<RunOutcome, "results" | "outDir">, cwd = process.cwd()): string {
-  const s = outcome.results.summary;
-  const counts = ["pass", "fail", "warn", "partial", "error", "not-run", "n/a"].map(
-    (k) => `${s[k] ?? 0} ${k}`,
-  );
-  const where = relative(cwd, outcome.outDir) || outcome.outDir;
-  return `mcpx-conform: ${outcome.results.cells.length} cells: ${counts.join(", ")} → ${where}`;
-}
 
 /**
  * `run`: checks the options, runs the pipeline (src/run/), prints what it did; returns the exit code and results.
@@ -50,8 +40,8 @@ export async function run(
   if (interrupted) outcome.code = SIGNAL_EXIT[interrupted];
   for (const line of outcome.baselineLines) log?.(line);
   io.stderr(`${summaryLine(outcome, io.cwd)}\n`);
-  const files = outcome.written.map((w) => relative(outcome.outDir, w) || w);
-  log?.(`mcpx-conform: wrote results.json${files.map((f) => `, ${f}`).join("")}`);
+  const files = outcome.written.map((w) => `, ${relative(outcome.outDir, w) || w}`).join("");
+  log?.(`mcpx-conform: wrote results.json${files}`);
   const kept = keptDirsLine();
   if (kept) io.stderr(`${kept}\n`);
   return outcome;
@@ -66,7 +56,7 @@ export function register(program: Command, setExit: SetExit, io: CliIo): void {
     .option("--rows <ids>", "comma-separated register rows to run")
     .option(
       "--case <globs>",
-      "comma-separated case id (or row/id) globs: run only these (each era's round trip still runs first)",
+      "comma-separated case id (or row/id) globs: run only these (round trips still run)",
     )
     .option("--out <dir>", "output folder (default ./mcpx-conform-report/, its evidence/ replaced)")
     .option("--seed <n>", "seed for canaries and fuzzing")
@@ -79,10 +69,7 @@ export function register(program: Command, setExit: SetExit, io: CliIo): void {
     .option("--baseline <file>", "expected failures (YAML): baselined cells do not fail the run")
     .option("--fuzz <runs>", "also fuzz differentially: this many generated exchanges per era")
     .option("--shard <i/n>", "run only slice i of n (balanced by expected duration); combine with merge")
-    .option(
-      "--concurrency <n>",
-      "session groups run at the same time (default: the machine's parallelism, at least 2; 1: one by one)",
-    )
+    .option("--concurrency <n>", "lanes driving relay sessions (default: the core count, at least 2; 1: one)")
     .option("--bail", "stop at the first failing cell (the cases not run are recorded as skipped)")
     .option("--quiet", "print only the summary line")
     .option("--keep", "keep the relays' temporary folders (listed at the end)")

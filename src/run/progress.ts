@@ -1,4 +1,5 @@
-import type { CaseStatus } from "../model/results.ts";
+import { relative } from "node:path";
+import type { CaseStatus, Results } from "../model/results.ts";
 
 /** What the pipeline reports while a run goes on. */
 export type RunEvent =
@@ -181,4 +182,17 @@ export function createProgress(
       onEvent({ kind: "end" });
     },
   };
+}
+
+/** The summary line every run (and merge) prints, even with --quiet. */
+export function summaryLine(
+  outcome: { results: Pick<Results, "summary" | "cells">; outDir: string },
+  cwd = process.cwd(),
+): string {
+  const s = outcome.results.summary;
+  const counts = ["pass", "fail", "warn", "partial", "error", "not-run", "n/a"].map(
+    (k) => `${s[k] ?? 0} ${k}`,
+  );
+  const where = relative(cwd, outcome.outDir) || outcome.outDir;
+  return `mcpx-conform: ${outcome.results.cells.length} cells: ${counts.join(", ")} → ${where}`;
 }
