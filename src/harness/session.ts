@@ -22,7 +22,7 @@ import type { LineChannel } from "./jsonrpc-peer.ts";
 import { ModernAnswerer, ModernUpstream } from "./mrtr.ts";
 import { makeTempDir, removeTempDir } from "./processes.ts";
 import { fillPlaceholders, RELAY_LOG_CHARS, type RelayProcess } from "./relay-process.ts";
-import { Reviewer } from "./reviewer.ts";
+import { Reviewer, type ReviewRecord } from "./reviewer.ts";
 import { ScriptedUpstream } from "./upstream.ts";
 import {
   CALL_END_GRACE_MS,
@@ -154,6 +154,9 @@ interface Released {
   asked: unknown[];
   answered: unknown;
   declared: unknown;
+  /** The review surface's questions and the reviewer's answer so far (the next case re-scripts the reviewer). */
+  reviews: ReviewRecord[] | undefined;
+  reviewerAnswered: unknown;
 }
 
 /** Where a case's frames are in the session's recorder, and whose late frames it must leave out. */
@@ -372,8 +375,8 @@ export class RelaySession {
         callEnd = await Promise.race([callP, sleep(CALL_END_GRACE_MS).then(() => undefined)]);
       } else {
         callEnd = first.call;
-        // A review surface holds one case's questions at a time: a reviewed case keeps its session while it settles.
-        if (hooks.sessionFree && upstream.settle && !this.reviewer) {
+        // What the reviewer saw so far is kept with the case (release()): the next one re-scripts the reviewer.
+        if (hooks.sessionFree && upstream.settle) {
           released = this.release(input, upstream);
           this.answerer.onWait = undefined;
           hooks.sessionFree();
@@ -401,6 +404,8 @@ export class RelaySession {
       asked: [...this.answerer.asked],
       answered: this.answerer.answered,
       declared: this.upstreamEnd?.declared,
+      reviews: this.reviewer ? [...this.reviewer.records] : undefined,
+      reviewerAnswered: this.reviewer?.answered,
     };
   }
 
@@ -468,15 +473,15 @@ export class RelaySession {
       asked: [...this.answerer.asked],
       answered: this.answerer.answered,
       declared: this.upstreamEnd?.declared,
+      reviews: this.reviewer ? [...this.reviewer.records] : undefined,
+      reviewerAnswered: this.reviewer?.answered,
     };
     const output: CaseRunOutput = {
       observation: {
         sent: input.params,
         asked: seen.asked,
-        answered: this.reviewer?.answered ?? seen.answered,
-        ...(this.reviewer
-          ? { reviews: [...this.reviewer.records], modelAnswered: this.answerer.answered }
-          : {}),
+        answered: seen.reviewerAnswered ?? seen.answered,
+        ...(seen.reviews ? { reviews: seen.reviews, modelAnswered: seen.answered } : {}),
         declared: seen.declared,
         upstream: outcome,
         ...(input.sequence ? { sequence: [...input.sequence.record] } : {}),

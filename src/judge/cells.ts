@@ -87,7 +87,8 @@ export function buildCells(
           cells.push({ row: row.id, era, side, status: "n/a", note, cases });
           continue;
         }
-        let status = cellStatus(cases);
+        // A case that does not apply to this target (n/a) neither exercises the rule nor leaves it partly unexercised.
+        let status = cellStatus(cases.filter((c) => !(c.status === "skip" && c.na)));
         let note = status === "partial" || status === "not-run" ? skipNote(cases) : undefined;
         const uncovered = status === "pass" ? coverageNote(row.id, era, side, mine) : undefined;
         if (uncovered) {

@@ -63,9 +63,19 @@ export const BROKER_NO_MODEL =
   "the broker has no approve call (nobody behind it to pass the question on to), so a review that approves a request or reviews a model's response cannot be driven";
 
 /** Why a case does not apply to this target at all (its cell is n/a), if it does not. */
-export function notApplicableHere(kase: LoadedCase, profile: TargetProfile): string | undefined {
+export function notApplicableHere(kase: LoadedCase, profile: TargetProfile, era?: Era): string | undefined {
   if (kase.stream && profile.upstream.transport !== "streamable-http")
     return `n/a on a ${profile.upstream.transport} upstream: only Streamable HTTP has a standalone GET stream beside each request's own response stream, so a request is related or unrelated to a call only there`;
+  // 2026-07-28: what a client without sampling may be sent is the rule; a relay with a person (or broker) at its
+  // review surface answers sampling itself, so the downstream's declaration does not bound what it can answer.
+  if (
+    era &&
+    isModernEra(era) &&
+    profile.answerer.kind !== "client" &&
+    kase.capabilities &&
+    !kase.capabilities.sampling
+  )
+    return `n/a for a target that answers through its own ${profile.answerer.kind} surface: the downstream's missing sampling capability does not bound what the relay can answer (judged by sampling-relay-roundtrip instead)`;
   return undefined;
 }
 
@@ -114,7 +124,7 @@ export function planRun(input: {
       const row = rows.get(kase.row)!;
       if (!(kase.eras ?? row.eras).includes(era)) continue;
       if (input.selectedRows && !input.selectedRows.has(kase.row) && kase.row !== ROUNDTRIP_ROW) continue;
-      const na = notApplicableHere(kase, input.profile);
+      const na = notApplicableHere(kase, input.profile, era);
       const skipped =
         na ??
         (input.selectedCases && kase.row !== ROUNDTRIP_ROW && !input.selectedCases(kase)

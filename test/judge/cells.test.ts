@@ -159,4 +159,12 @@ describe("buildCells: a case that does not apply to the target", () => {
     expect(buildCells(reg, judged([result("x", "skip")]), ["2025-11-25"])[0]!.status).toBe("not-run");
     expect(buildCells(reg, judged([na("x"), result("y", "fail")]), ["2025-11-25"])[0]!.status).toBe("fail");
   });
+
+  it("does not make a cell partial: a case that does not apply leaves the rule no less exercised", () => {
+    expect(buildCells(reg, judged([na("x"), result("y", "pass")]), ["2025-11-25"])[0]!.status).toBe("pass");
+    // a case that could not run (a plain skip) still does
+    expect(
+      buildCells(reg, judged([result("x", "skip"), result("y", "pass")]), ["2025-11-25"])[0]!.status,
+    ).toBe("partial");
+  });
 });
