@@ -1,5 +1,4 @@
 import type { BrokerAnswerer, BrokerCall, BrokerOperation } from "../model/broker.ts";
-import type { Answer, Review } from "../model/case.ts";
 import {
   type BrokerQuestion,
   type CallOutput,
@@ -11,7 +10,7 @@ import {
   runCall,
 } from "./broker-calls.ts";
 import type { FrameRecorder } from "./frames.ts";
-import type { ReviewRecord } from "./reviewer.ts";
+import { type ReviewRecord, ReviewWatcher } from "./reviewer.ts";
 import { BROKER_CALL_TIMEOUT_MS, BROKER_COMMAND_POLL_MS, BROKER_POLL_MS } from "./waits.ts";
 
 /** Where a broker's command lines run and with what (the relay's folder and environment). */
@@ -32,39 +31,17 @@ export interface BrokerContext {
  * Every question it sees counts as asking (the judge counts request-stage records): a case that must be refused
  * before anyone is asked fails when a question opened in the broker, whatever the MCP client downstream saw.
  */
-export class Broker {
-  private review: Review | undefined;
-  private answer: Answer | undefined;
-  private handled = new Set<string>();
-  private watching: AbortController | undefined;
-  records: ReviewRecord[] = [];
-  /** The result the broker answer supplied (accepted there), if any. */
-  answered: unknown;
-
+export class Broker extends ReviewWatcher {
   constructor(
     private readonly spec: BrokerAnswerer,
     private readonly context: BrokerContext,
     private readonly modelConnected: boolean,
     private readonly recorder?: FrameRecorder,
-  ) {}
-
-  script(review: Review | undefined, answer: Answer): void {
-    this.review = review;
-    this.answer = answer;
-    this.records = [];
-    this.answered = undefined;
-    if (!this.watching) {
-      this.watching = new AbortController();
-      void this.watch(this.watching.signal);
-    }
+  ) {
+    super();
   }
 
-  stop(): void {
-    this.watching?.abort();
-    this.watching = undefined;
-  }
-
-  private async watch(signal: AbortSignal): Promise<void> {
+  protected async watch(signal: AbortSignal): Promise<void> {
     const every = this.spec.list.command ? BROKER_COMMAND_POLL_MS : BROKER_POLL_MS;
     while (!signal.aborted) {
       await this.poll(signal);

@@ -21,31 +21,19 @@ export interface ReviewRecord {
 }
 
 /**
- * The harness as the person (or agent) at a relay's review surface: it watches the questions, records exactly
- * what each one showed, and decides as the case scripts it. With no script it approves a request when a model
- * is connected downstream (so that plain cases run unchanged) and otherwise answers as the case's answer says.
- *
- * It is told of a new question by the surface: a long poll (`GET /questions?wait=…&since=V`, answered when a
- * question opens or closes) on a surface that announces it (the `x-questions-version` header); a surface without it
- * is polled every REVIEW_POLL_MS.
+ * What the review answerers (the reviewer at a relay's own review surface, the broker driven through declared calls)
+ * share: the case's script, what each question showed and what was decided, and a watch loop started with the first
+ * case and stopped with the session.
  */
-export class Reviewer {
-  private review: Review | undefined;
-  private answer: Answer | undefined;
-  private handled = new Set<string>();
-  /** The watch loop runs; aborting ends it and any long poll in flight. */
+export abstract class ReviewWatcher {
+  protected review: Review | undefined;
+  protected answer: Answer | undefined;
+  protected readonly handled = new Set<string>();
+  /** The watch loop runs; aborting ends it and any request in flight. */
   private watching: AbortController | undefined;
-  /** The surface's question version at the last poll (undefined: not known, or no long polling). */
-  private version: string | undefined;
   records: ReviewRecord[] = [];
-  /** The result the reviewer supplied itself (a direct or replacing answer), if any. */
+  /** The result the review side supplied itself (a direct or replacing answer), if any. */
   answered: unknown;
-
-  constructor(
-    private readonly baseUrl: string,
-    private readonly modelConnected: boolean,
-    private readonly recorder?: FrameRecorder,
-  ) {}
 
   script(review: Review | undefined, answer: Answer): void {
     this.review = review;
@@ -63,8 +51,33 @@ export class Reviewer {
     this.watching = undefined;
   }
 
+  /** Looks for questions until stopped. */
+  protected abstract watch(signal: AbortSignal): Promise<void>;
+}
+
+/**
+ * The harness as the person (or agent) at a relay's review surface: it watches the questions, records exactly
+ * what each one showed, and decides as the case scripts it. With no script it approves a request when a model
+ * is connected downstream (so that plain cases run unchanged) and otherwise answers as the case's answer says.
+ *
+ * It is told of a new question by the surface: a long poll (`GET /questions?wait=…&since=V`, answered when a
+ * question opens or closes) on a surface that announces it (the `x-questions-version` header); a surface without it
+ * is polled every REVIEW_POLL_MS.
+ */
+export class Reviewer extends ReviewWatcher {
+  /** The surface's question version at the last poll (undefined: not known, or no long polling). */
+  private version: string | undefined;
+
+  constructor(
+    private readonly baseUrl: string,
+    private readonly modelConnected: boolean,
+    private readonly recorder?: FrameRecorder,
+  ) {
+    super();
+  }
+
   /** Polls until stopped: a long poll when the surface supports it, else a short poll every REVIEW_POLL_MS. */
-  private async watch(signal: AbortSignal): Promise<void> {
+  protected async watch(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       const longPoll = await this.poll(signal);
       if (!longPoll && !signal.aborted) await new Promise((r) => setTimeout(r, REVIEW_POLL_MS));

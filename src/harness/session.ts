@@ -287,7 +287,6 @@ export class RelaySession {
     this.step = http ? `the relay to listen at ${url}` : "the relay to answer initialize and tools/list";
     // The answerer speaks the downstream's era (a case may pin it apart from the upstream's).
     const downstreamEra = this.options.downstreamEra ?? era;
-    const { capabilities } = this.options;
     const connected = await Promise.race([
       connectWhenReady(
         () => openDownstream(profile, this.relay, url, this.recorder, undefined, downstreamEra),
