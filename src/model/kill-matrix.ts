@@ -47,6 +47,14 @@ export const BrokenRelaySchema = z
   .strict();
 export type BrokenRelay = z.infer<typeof BrokenRelaySchema>;
 
+/** A corpus case ("row/case-id") with the reason it is listed. */
+const CaseWithReason = z
+  .object({
+    case: z.string().regex(/^sampling-[a-z0-9-]+\/[a-z0-9][a-z0-9-]*$/, "row/case-id"),
+    why: z.string().min(1),
+  })
+  .strict();
+
 export const KillMatrixSchema = z
   .object({
     /** Default eras for every relay (kept few: the test runs every relay). */
@@ -64,16 +72,7 @@ export const KillMatrixSchema = z
              * Corpus cases this known-good relay does not implement yet ("row/case-id"), each with the reason: they
              * may fail here without failing the reference check, and must fail (a gap that passes is stale).
              */
-            gaps: z
-              .array(
-                z
-                  .object({
-                    case: z.string().regex(/^sampling-[a-z0-9-]+\/[a-z0-9][a-z0-9-]*$/, "row/case-id"),
-                    why: z.string().min(1),
-                  })
-                  .strict(),
-              )
-              .default([]),
+            gaps: z.array(CaseWithReason).default([]),
           })
           .strict(),
       )
@@ -87,16 +86,7 @@ export const KillMatrixSchema = z
      */
     hostile: z.array(BrokenRelaySchema).default([]),
     /** Corpus cases no broken relay can fail, each with the reason (reported by the test, never silent). */
-    unkillable: z
-      .array(
-        z
-          .object({
-            case: z.string().regex(/^sampling-[a-z0-9-]+\/[a-z0-9][a-z0-9-]*$/, "row/case-id"),
-            why: z.string().min(1),
-          })
-          .strict(),
-      )
-      .default([]),
+    unkillable: z.array(CaseWithReason).default([]),
   })
   .strict()
   .superRefine((m, ctx) => {
