@@ -30,14 +30,26 @@ export function fillPlaceholders(text: string, values: Placeholders): string {
   });
 }
 
-/** A free loopback TCP port (bound then released). */
-export async function freePort(): Promise<number> {
+/** Whether a loopback TCP port can be bound right now (it is released again at once). */
+function bindable(port: number): Promise<boolean> {
   const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  const address = server.address();
-  await new Promise<void>((r) => server.close(() => r()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
+  return new Promise((resolve) => {
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A free loopback TCP port for a relay to listen on. Picked at random from 20000–59999 and checked, rather than
+ * asked of the OS (port 0): the OS hands a just-released ephemeral port to the next asker, so two runs side by side
+ * (parallel test files, CI shards on one host) could both give their relay the same port and talk to each other's.
+ */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 40_000);
+    if (await bindable(port)) return port;
+  }
+  throw new Error("no free loopback port found in 20000-59999 after 50 tries");
 }
 
 /** A running relay process; its whole process group is reaped on stop. */
