@@ -346,6 +346,35 @@ describe("hostile relays: the run ends within its bound, tells the truth and lea
   });
 });
 
+describe("a relay that refuses an era's protocol version and exits", () => {
+  it("is launched once in that era (no relaunch per session group), and the other era still runs", async () => {
+    const { file, marker } = markedProfile("refuses-old-era");
+    const refusals = join(work, "refusals.log");
+    const profile = loadTarget(file);
+    const command = [...profile.command.slice(0, -1), `--launches=${refusals}`, profile.command.at(-1)!];
+    writeFileSync(file, stringify({ ...profile, command }));
+    const out = join(work, "out-refuses-old-era");
+    const r = await cliInProcess(["run", "--target", file, "--out", out, "--quiet", "--seed", "3"]);
+    expect(r.code, r.stderr).toBe(1);
+    // The old era has many session groups; the relay was asked (and refused) once.
+    expect(readFileSync(refusals, "utf8").trim().split("\n")).toEqual(["2024-11-05"]);
+    const results = ResultsSchema.parse(JSON.parse(readFileSync(join(out, "results.json"), "utf8")));
+    const old = results.cells.filter((c) => c.era === "2024-11-05" && c.cases.length > 0);
+    expect(old.length).toBeGreaterThan(10);
+    for (const cell of old) {
+      expect(["error", "n/a", "not-run"], cell.row).toContain(cell.status);
+      expect(cell.status, cell.row).not.toBe("pass");
+    }
+    expect(roundtrip({ ...results, cells: old }).cases[0]!.reason).toMatch(
+      /the relay refused initialize: .*Unsupported protocol version: 2024-11-05/,
+    );
+    const current = results.cells.find((c) => c.era === "2025-11-25" && c.row === "sampling-relay-roundtrip");
+    expect(current?.status).toBe("pass");
+    expectHonestReasons(results);
+    expect(alive(marker)).toEqual([]);
+  });
+});
+
 describe("a profile that cannot start is the profile's error: one line, exit 2, before any case runs", () => {
   const base = {
     name: "bad",
