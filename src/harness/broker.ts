@@ -120,14 +120,14 @@ export class Broker extends ReviewWatcher {
   }
 
   /** What to do with a question: the case's script, else approve on to a model, else the case's answer. */
-  private decision(stage: "request" | "response"): ReviewRecord["decision"] {
+  private decision(q: BrokerQuestion): ReviewRecord["decision"] {
+    const { stage } = q;
     const scripted = stage === "request" ? this.review?.request : this.review?.response;
+    // The request as the broker showed it (its token picks the answer in a case of several requests).
+    const request = q.request ?? q.show;
     if (scripted) {
       if (scripted.action === "answer")
-        return {
-          action: "answer",
-          result: scripted.result ?? (this.answer?.action === "accept" ? this.answer.result : undefined),
-        };
+        return { action: "answer", result: scripted.result ?? this.acceptedResult(request) };
       if (scripted.action === "approve" && scripted.params)
         return { action: "approve", params: scripted.params };
       return { action: scripted.action };
@@ -135,14 +135,14 @@ export class Broker extends ReviewWatcher {
     if ((stage === "response" || this.modelConnected) && this.spec.approve) return { action: "approve" };
     if (stage === "response") return { action: "none" };
     const a = this.answer;
-    if (a?.action === "accept") return { action: "answer", result: a.result };
+    if (a?.action === "accept") return { action: "answer", result: this.acceptedResult(request) };
     if (a?.action === "expire") return { action: "none" };
     // An answer the broker has no word for (a JSON-RPC error) is the nearest it has: cancel, else decline.
     return { action: a?.action === "error" && this.spec.cancel ? "cancel" : "decline" };
   }
 
   private async decide(q: BrokerQuestion): Promise<void> {
-    const decision = this.decision(q.stage);
+    const decision = this.decision(q);
     const record: ReviewRecord = { stage: q.stage, question: q, decision };
     this.records.push(record);
     if (decision.action === "none") return;

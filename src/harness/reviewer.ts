@@ -1,4 +1,5 @@
 import type { Answer, Review } from "../model/case.ts";
+import type { AnswerFor } from "./ends.ts";
 import type { FrameRecorder } from "./frames.ts";
 import { REVIEW_LONG_POLL_MS, REVIEW_POLL_MS, REVIEW_REQUEST_TIMEOUT_MS } from "./waits.ts";
 
@@ -35,15 +36,25 @@ export abstract class ReviewWatcher {
   /** The result the review side supplied itself (a direct or replacing answer), if any. */
   answered: unknown;
 
-  script(review: Review | undefined, answer: Answer): void {
+  /** The result for one request, when a case sends several (each answered under its own token). */
+  protected answerFor: AnswerFor | undefined;
+
+  script(review: Review | undefined, answer: Answer, answerFor?: AnswerFor): void {
     this.review = review;
     this.answer = answer;
+    this.answerFor = answerFor;
     this.records = [];
     this.answered = undefined;
     if (!this.watching) {
       this.watching = new AbortController();
       void this.watch(this.watching.signal);
     }
+  }
+
+  /** The case's accepted result for the request a question shows (its own, in a case of several requests). */
+  protected acceptedResult(request: unknown): unknown {
+    if (this.answer?.action !== "accept") return undefined;
+    return this.answerFor?.(request) ?? this.answer.result;
   }
 
   stop(): void {
@@ -159,10 +170,7 @@ export class Reviewer extends ReviewWatcher {
     if (scripted) {
       decision =
         scripted.action === "answer"
-          ? {
-              action: "answer",
-              result: scripted.result ?? (this.answer?.action === "accept" ? this.answer.result : undefined),
-            }
+          ? { action: "answer", result: scripted.result ?? this.acceptedResult(q.request) }
           : scripted.action === "approve" && scripted.params
             ? { action: "approve", params: scripted.params }
             : { action: scripted.action };
@@ -172,7 +180,7 @@ export class Reviewer extends ReviewWatcher {
       const a = this.answer;
       decision =
         a?.action === "accept"
-          ? { action: "answer", result: a.result }
+          ? { action: "answer", result: this.acceptedResult(q.request) }
           : a?.action === "expire"
             ? { action: "none" }
             : { action: "decline" };

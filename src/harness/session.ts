@@ -345,7 +345,7 @@ export class RelaySession {
     const overlapping = [...this.settling.entries()];
     const waitMs = upstreamWaitMs(profile.caseTimeoutMs);
     this.answerer.script(input.answer, input.answerFor);
-    this.reviewer?.script(input.review, input.answer);
+    this.reviewer?.script(input.review, input.answer, input.answerFor);
     let upstream: HarnessUpstream | undefined;
     let outcome: UpstreamOutcome;
     let released: Released | undefined;

@@ -18,6 +18,10 @@ import { REFERENCE_REVIEW, type ReviewPolicy, reviewedSampling, USER_REJECTED } 
  * upstream's call (`inputResponses[key]`, the upstream's `requestState` echoed); a denial at either stage, or a
  * review that expires, is an absent input: nothing goes up, and the downstream's pending request gets the error
  * (-1 for a denial, -32603 naming expiry).
+ *
+ * The sampling inputs of one round are reviewed side by side, as a person sees several open questions at once: each
+ * approved one goes down to the model as soon as it is approved, batched with the others approved meanwhile into
+ * one input_required round of the downstream's call, so a round of n inputs does not cost n model round trips.
  */
 
 /** Input rounds one reviewed call may go through. */
@@ -32,18 +36,25 @@ export interface ModernReview {
   policy?: ReviewPolicy;
 }
 
-/** One reviewed call: the downstream request that waits for the relay's next word. */
+/**
+ * One reviewed call: the downstream request that waits for the relay's next word, the model questions approved
+ * but not yet passed down (they go in the next input_required round), and a word said while no request waited.
+ */
 interface Conversation {
   waiting: ((reply: Reply) => void) | undefined;
+  queued: ModelTurn[];
+  unsaid: Reply | undefined;
 }
 
-/** A question passed down to the model, by the relay's requestState. */
+/** A question for the model; once passed down, found by the relay's requestState of its round. */
 interface ModelTurn {
   conversation: Conversation;
   key: string;
+  params: Record<string, unknown>;
   resolve: (result: Record<string, unknown>) => void;
   reject: (error: Error) => void;
   timer: NodeJS.Timeout;
+  settled: boolean;
 }
 
 export interface ReviewedRoundsOptions {
@@ -56,7 +67,8 @@ export interface ReviewedRoundsOptions {
 }
 
 export class ReviewedRounds {
-  private readonly turns = new Map<string, ModelTurn>();
+  /** The model turns passed down in one input_required round, by that round's requestState. */
+  private readonly turns = new Map<string, ModelTurn[]>();
 
   constructor(private readonly options: ReviewedRoundsOptions) {}
 
@@ -75,7 +87,7 @@ export class ReviewedRounds {
     result: Record<string, unknown>,
     model: SamplingCapabilities | undefined,
   ): Promise<Reply> {
-    const conversation: Conversation = { waiting: undefined };
+    const conversation: Conversation = { waiting: undefined, queued: [], unsaid: undefined };
     const first = new Promise<Reply>((resolve) => {
       conversation.waiting = resolve;
     });
@@ -86,27 +98,55 @@ export class ReviewedRounds {
     return first;
   }
 
-  /** The model's retry: its answer (or its absence: a decline) goes on into the review. */
+  /** The model's retry: its answers (an absent one is a decline) go on into their reviews. */
   resume(params: Record<string, unknown>): Promise<Reply> {
     const state = params.requestState as string;
-    const turn = this.turns.get(state)!;
+    const turns = this.turns.get(state)!;
     this.turns.delete(state);
-    clearTimeout(turn.timer);
+    const conversation = turns[0]!.conversation;
     const next = new Promise<Reply>((resolve) => {
-      turn.conversation.waiting = resolve;
+      conversation.waiting = resolve;
     });
-    const responses = params.inputResponses;
-    if (isObject(responses) && Object.hasOwn(responses, turn.key)) {
-      const answer = responses[turn.key];
-      turn.resolve(isObject(answer) ? answer : ({ invalid: answer } as Record<string, unknown>));
-    } else turn.reject(new Unanswered(USER_REJECTED));
+    const responses = isObject(params.inputResponses) ? params.inputResponses : {};
+    for (const turn of turns) {
+      if (turn.settled) continue;
+      turn.settled = true;
+      clearTimeout(turn.timer);
+      if (Object.hasOwn(responses, turn.key)) {
+        const answer = responses[turn.key];
+        turn.resolve(isObject(answer) ? answer : ({ invalid: answer } as Record<string, unknown>));
+      } else turn.reject(new Unanswered(USER_REJECTED));
+    }
+    // A word said while the model had the floor (the review ended), or questions approved meanwhile, go now.
+    if (conversation.unsaid) {
+      const reply = conversation.unsaid;
+      conversation.unsaid = undefined;
+      this.tell(conversation, reply);
+    } else this.passDown(conversation);
     return next;
   }
 
+  /** Says `reply` to the waiting downstream request, or keeps it for the next one (the model has the floor). */
   private tell(conversation: Conversation, reply: Reply): void {
     const waiting = conversation.waiting;
     conversation.waiting = undefined;
-    waiting?.(reply);
+    if (waiting) waiting(reply);
+    else conversation.unsaid = reply;
+  }
+
+  /** Every question approved and not yet passed down goes to the model in one input_required round. */
+  private passDown(conversation: Conversation): void {
+    if (!conversation.waiting || conversation.queued.length === 0) return;
+    const turns = conversation.queued.filter((t) => !t.settled);
+    conversation.queued = [];
+    if (turns.length === 0) return;
+    const { policy, name } = this.options;
+    const state = `${name}.review.${randomUUID()}`;
+    this.turns.set(state, turns);
+    const inputRequests = Object.fromEntries(
+      turns.map((t) => [t.key, { method: METHOD.createMessage, params: policy.rewriteRequest(t.params) }]),
+    );
+    this.tell(conversation, { result: { resultType: "input_required", inputRequests, requestState: state } });
   }
 
   private async run(
@@ -121,13 +161,25 @@ export class ReviewedRounds {
     let result = first;
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const requests = isObject(result.inputRequests) ? result.inputRequests : {};
+      const sampling = Object.entries(requests).filter(
+        (e): e is [string, Record<string, unknown>] => isObject(e[1]) && e[1].method === METHOD.createMessage,
+      );
+      // Side by side; the first refusal in key order ends the call once every review of the round has ended.
+      const reviewed = await Promise.all(
+        sampling.map(([key, request]) =>
+          this.review(
+            conversation,
+            key,
+            isObject(request.params) ? request.params : {},
+            declared,
+            isObject(model?.sampling),
+          ),
+        ),
+      );
       const responses: Record<string, unknown> = {};
-      for (const [key, request] of Object.entries(requests)) {
-        if (!isObject(request) || request.method !== METHOD.createMessage) continue;
-        const params = isObject(request.params) ? request.params : {};
-        const reviewed = await this.review(conversation, key, params, declared, isObject(model?.sampling));
-        if (!reviewed.ok) return { error: reviewed.error };
-        responses[key] = policy.rewriteResult(reviewed.result);
+      for (const [i, outcome] of reviewed.entries()) {
+        if (!outcome.ok) return { error: outcome.error };
+        responses[sampling[i]![0]] = policy.rewriteResult(outcome.result);
       }
       const retry: Record<string, unknown> = { ...call, inputResponses: responses };
       if (Object.hasOwn(result, "requestState")) retry.requestState = result.requestState;
@@ -168,27 +220,28 @@ export class ReviewedRounds {
     });
   }
 
-  /** The model downstream is asked in an input_required round of its pending request. */
+  /** The model downstream is asked in an input_required round of its pending request (batched: see passDown). */
   private askModel(
     conversation: Conversation,
     key: string,
     params: Record<string, unknown>,
   ): Promise<Record<string, unknown>> {
-    const { policy, answerTimeoutMs, name } = this.options;
-    const state = `${name}.review.${randomUUID()}`;
+    const { policy, answerTimeoutMs } = this.options;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.turns.delete(state);
-        reject(new Unanswered(policy.expired(answerTimeoutMs)));
-      }, answerTimeoutMs);
-      this.turns.set(state, { conversation, key, resolve, reject, timer });
-      this.tell(conversation, {
-        result: {
-          resultType: "input_required",
-          inputRequests: { [key]: { method: METHOD.createMessage, params: policy.rewriteRequest(params) } },
-          requestState: state,
-        },
-      });
+      const turn: ModelTurn = {
+        conversation,
+        key,
+        params,
+        resolve,
+        reject,
+        settled: false,
+        timer: setTimeout(() => {
+          turn.settled = true;
+          reject(new Unanswered(policy.expired(answerTimeoutMs)));
+        }, answerTimeoutMs),
+      };
+      conversation.queued.push(turn);
+      this.passDown(conversation);
     });
   }
 }

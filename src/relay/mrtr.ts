@@ -264,8 +264,8 @@ export class ModernRelay {
       this.options.limits ?? DEFAULT_LIMITS,
     );
     if ("error" in limited) return limited;
-    if (this.reviewed) return this.reviewed.start(method, up, result, capabilities);
     const inputRequests = limited.inputRequests;
+    if (this.reviewed) return this.reviewed.start(method, up, { ...result, inputRequests }, capabilities);
     this.pending.set(this.pendingKey(method, params, result.requestState), {
       inputRequests,
       expiresAt: performance.now() + this.options.answerTimeoutMs,

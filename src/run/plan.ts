@@ -79,10 +79,6 @@ export function notApplicableHere(kase: LoadedCase, profile: TargetProfile, era?
   return undefined;
 }
 
-/** Cases that send several sampling requests at once or in turn, against a review surface or a broker. */
-export const SEQUENCE_NEEDS_CLIENT =
-  "the case sends several sampling requests in one probe call, each answered by a model downstream; the harness reviewer and broker answer one question per case, so it runs only against a plain client answerer";
-
 /** Why this target cannot run a case at all, if it cannot. */
 function cannotRunHere(kase: LoadedCase, profile: TargetProfile): string | undefined {
   const { answerer } = profile;
@@ -91,7 +87,6 @@ function cannotRunHere(kase: LoadedCase, profile: TargetProfile): string | undef
     const { request, response } = kase.review;
     if (request?.action === "approve" || response) return BROKER_NO_MODEL;
   }
-  if ((kase.sequence || kase.mrtr?.keys) && answerer.kind !== "client") return SEQUENCE_NEEDS_CLIENT;
   if (kase.sessions) return multiSessionNotRun(profile);
   return undefined;
 }
