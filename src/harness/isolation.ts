@@ -36,10 +36,10 @@ import {
 export const ASKER = "A";
 export const BYSTANDER = "B";
 
-/** Why a relay cannot be given a second session, or undefined when it can. */
-export function multiSessionNotRun(profile: TargetProfile): string | undefined {
+/** Why the isolation rule does not apply to this target (a relay that has one client session), or undefined. */
+export function multiSessionNotApplicable(profile: TargetProfile): string | undefined {
   return profile.downstream.transport === "stdio"
-    ? "the relay's downstream is stdio: one client session per relay process, so there is no second session to keep apart"
+    ? 'n/a on a stdio downstream: "the client launches the MCP server as a subprocess" (basic/transports#stdio), so one relay process serves one client session and there is no other session an answer could reach'
     : undefined;
 }
 

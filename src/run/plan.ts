@@ -1,4 +1,4 @@
-import { multiSessionNotRun } from "../harness/isolation.ts";
+import { multiSessionNotApplicable } from "../harness/isolation.ts";
 import { caseSide, type JudgedCase } from "../judge/cells.ts";
 import { ROUNDTRIP_ROW } from "../judge/judge-runs.ts";
 import type { LoadedCase } from "../model/load.ts";
@@ -64,6 +64,10 @@ export const BROKER_NO_MODEL =
 
 /** Why a case does not apply to this target at all (its cell is n/a), if it does not. */
 export function notApplicableHere(kase: LoadedCase, profile: TargetProfile, era?: Era): string | undefined {
+  if (kase.sessions) {
+    const single = multiSessionNotApplicable(profile);
+    if (single) return single;
+  }
   if (kase.stream && profile.upstream.transport !== "streamable-http")
     return `n/a on a ${profile.upstream.transport} upstream: only Streamable HTTP has a standalone GET stream beside each request's own response stream, so a request is related or unrelated to a call only there`;
   // 2026-07-28: what a client without sampling may be sent is the rule; a relay with a person (or broker) at its
@@ -87,7 +91,6 @@ function cannotRunHere(kase: LoadedCase, profile: TargetProfile): string | undef
     const { request, response } = kase.review;
     if (request?.action === "approve" || response) return BROKER_NO_MODEL;
   }
-  if (kase.sessions) return multiSessionNotRun(profile);
   return undefined;
 }
 

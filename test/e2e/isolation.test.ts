@@ -46,15 +46,12 @@ describe(`${ROW}: two downstream sessions on one relay`, () => {
     }
   });
 
-  it("is not run against a relay whose downstream is stdio, and says why in the cell note", async () => {
+  it("is n/a against a relay whose downstream is stdio (one client per process), and says why in the cell note", async () => {
     const out = tempDir();
     const r = await cliInProcess(["run", "--rows", ROW, "--era", "2025-11-25", "--out", out, "--quiet"]);
     expect(r.code, r.stderr).toBe(0);
     const [cell] = readResults(out).cells.filter((c) => c.row === ROW);
-    expect(cell?.status).toBe("not-run");
-    // The case is recorded as skipped with the reason, never silently dropped.
-    expect(cell?.cases.map((c) => c.status)).toEqual(["skip"]);
-    expect(cell?.cases[0]?.reason).toMatch(/downstream is stdio: one client session per relay process/);
-    expect(cell?.note).toMatch(/downstream is stdio: one client session per relay process/);
+    expect(cell?.status).toBe("n/a");
+    expect(cell?.note).toMatch(/n\/a on a stdio downstream: "the client launches the MCP server as a subprocess"/);
   });
 });
