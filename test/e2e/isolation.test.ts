@@ -52,6 +52,8 @@ describe(`${ROW}: two downstream sessions on one relay`, () => {
     expect(r.code, r.stderr).toBe(0);
     const [cell] = readResults(out).cells.filter((c) => c.row === ROW);
     expect(cell?.status).toBe("n/a");
-    expect(cell?.note).toMatch(/n\/a on a stdio downstream: "the client launches the MCP server as a subprocess"/);
+    expect(cell?.note).toMatch(
+      /n\/a on a stdio downstream: "the client launches the MCP server as a subprocess"/,
+    );
   });
 });
