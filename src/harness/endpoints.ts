@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { PROJECT_ROOT } from "../model/load.ts";
 import type { TargetProfile } from "../model/target.ts";
-import type { Era } from "../protocol/eras.ts";
+import { type Era, isModernEra } from "../protocol/eras.ts";
 import { type ControlServer, childStdioChannel, recorded } from "./channels.ts";
 import type { FrameRecorder } from "./frames.ts";
 import { httpDownstreamChannel } from "./http-downstream.ts";
@@ -57,13 +57,18 @@ export async function openUpstream(
   control: ControlServer,
   token: string,
   tmp: string,
+  era?: Era,
 ): Promise<UpstreamEndpoint> {
   switch (profile.upstream.transport) {
     case "stdio":
       return stdioUpstream(control, token, tmp);
     case "streamable-http":
     case "sse":
-      return httpUpstream(await HttpUpstreamHost.start(profile.upstream.transport));
+      return httpUpstream(
+        await HttpUpstreamHost.start(profile.upstream.transport, {
+          modern: era !== undefined && isModernEra(era),
+        }),
+      );
   }
 }
 
@@ -86,9 +91,10 @@ export async function launchRelay(
   profileFile: string | undefined,
   control: ControlServer,
   tmp: string,
+  era?: Era,
 ): Promise<{ endpoint: UpstreamEndpoint; relay: RelayProcess; values: Placeholders }> {
   const port = await freePort();
-  const endpoint = await openUpstream(profile, control, randomBytes(8).toString("hex"), tmp);
+  const endpoint = await openUpstream(profile, control, randomBytes(8).toString("hex"), tmp, era);
   const values: Placeholders = { ...endpoint.placeholders, port: String(port), tmp };
   return { endpoint, relay: new RelayProcess(profile, profileFile, values), values };
 }

@@ -101,7 +101,11 @@ export class HttpUpstreamHost {
     onClose: (h) => this.closeHandlers.push(h),
   };
 
-  private constructor(readonly transport: HttpTransport) {
+  private constructor(
+    readonly transport: HttpTransport,
+    /** The upstream speaks 2026-07-28 only: every POST without a session is its (an initialize too, which it refuses). */
+    private readonly modernOnly = false,
+  ) {
     this.server = createServer((req, res) => {
       this.route(req, res).catch((error) => {
         debug(`upstream host: ${req.method} ${req.url}: ${error instanceof Error ? error.message : error}`);
@@ -114,8 +118,11 @@ export class HttpUpstreamHost {
   }
 
   /** Starts a host listening on a free port of 127.0.0.1 (never any other interface). */
-  static async start(transport: HttpTransport): Promise<HttpUpstreamHost> {
-    const host = new HttpUpstreamHost(transport);
+  static async start(
+    transport: HttpTransport,
+    options: { modern?: boolean } = {},
+  ): Promise<HttpUpstreamHost> {
+    const host = new HttpUpstreamHost(transport, options.modern === true);
     await new Promise<void>((resolve, reject) => {
       host.server.once("error", reject);
       host.server.listen(0, "127.0.0.1", () => resolve());
@@ -212,7 +219,8 @@ export class HttpUpstreamHost {
       if (!json) return reply(res, 400, "Parse error: the body is not JSON", -32700);
       return known.transport.handleRequest(req, res, body);
     }
-    if (json && isModernPost(req, body)) return this.modernPost(res, text, body as Record<string, unknown>);
+    if (json && (this.modernOnly || isModernPost(req, body)))
+      return this.modernPost(res, text, body as Record<string, unknown>);
     const opens =
       json && (Array.isArray(body) ? body : [body]).some((m) => isObject(m) && m.method === "initialize");
     if (!opens) {

@@ -91,7 +91,7 @@ export async function runIsolationCase(
   let bystander: ClientAnswerer | undefined;
   let outcome: UpstreamOutcome;
   try {
-    const launched = await launchRelay(profile, input.profileFile, input.control, tmp);
+    const launched = await launchRelay(profile, input.profileFile, input.control, tmp, era);
     endpoint = launched.endpoint;
     relay = launched.relay;
     const values = launched.values;

@@ -268,7 +268,7 @@ export class RelaySession {
 
   private async start(): Promise<void> {
     const { profile, era, control } = this.options;
-    const launched = await launchRelay(profile, this.options.profileFile, control, this.tmp);
+    const launched = await launchRelay(profile, this.options.profileFile, control, this.tmp, era);
     this.endpoint = launched.endpoint;
     this.relay = launched.relay;
     const values = launched.values;

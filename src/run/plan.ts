@@ -23,38 +23,22 @@ export interface RunPlan {
 }
 
 /**
- * Why the harness cannot drive an era over this target's transports, if it cannot (an error, not a verdict). The
+ * Why the harness cannot drive a case over this target's transports, if it cannot (an error, not a verdict). The
  * harness speaks 2026-07-28 over stdio and Streamable HTTP at both ends; that era has no legacy SSE transport (its
- * server-to-client requests travel inside results, and the HTTP+SSE pair was retired before it).
+ * server-to-client requests travel inside results, and the HTTP+SSE pair was retired before it). `downstreamEra`:
+ * the era the downstream end speaks when a case bridges eras (by default the upstream's).
  */
-export function harnessCannotDrive(profile: TargetProfile, era: Era): string | undefined {
-  if (!isModernEra(era)) return undefined;
-  const sse = [
-    profile.upstream.transport === "sse" ? "upstream sse" : "",
-    profile.downstream.transport === "sse" ? "downstream sse" : "",
-  ].filter(Boolean);
-  return sse.length
-    ? `the harness drives ${era} over stdio and Streamable HTTP only (${era} has no legacy SSE transport); this target uses ${sse.join(" and ")}, so the cell was not exercised`
-    : undefined;
-}
-
-/**
- * Why the harness cannot drive a case whose ends speak different eras over this target's transports, if it cannot:
- * a relay between a legacy end and a 2026-07-28 end is driven over stdio only (the HTTP ends of either era are
- * exercised with both ends in one era).
- */
-export function harnessCannotBridge(
+export function harnessCannotDrive(
   profile: TargetProfile,
   era: Era,
-  downstreamEra: Era | undefined,
+  downstreamEra: Era = era,
 ): string | undefined {
-  if (!downstreamEra || isModernEra(era) === isModernEra(downstreamEra)) return undefined;
-  const http = [
-    profile.upstream.transport !== "stdio" ? `upstream ${profile.upstream.transport}` : "",
-    profile.downstream.transport !== "stdio" ? `downstream ${profile.downstream.transport}` : "",
+  const sse = [
+    isModernEra(era) && profile.upstream.transport === "sse" ? "upstream sse" : "",
+    isModernEra(downstreamEra) && profile.downstream.transport === "sse" ? "downstream sse" : "",
   ].filter(Boolean);
-  return http.length
-    ? `the harness drives a relay between ${era} and ${downstreamEra} over stdio only; this target uses ${http.join(" and ")}, so the case was not exercised`
+  return sse.length
+    ? `the harness drives 2026-07-28 over stdio and Streamable HTTP only (2026-07-28 has no legacy SSE transport); this target uses ${sse.join(" and ")} for that era's end, so the cell was not exercised`
     : undefined;
 }
 
@@ -115,10 +99,7 @@ export function planRun(input: {
   );
   for (const era of input.eras) {
     for (const kase of ordered) {
-      const undrivable =
-        harnessCannotDrive(input.profile, era) ??
-        (kase.downstreamEra ? harnessCannotDrive(input.profile, kase.downstreamEra) : undefined) ??
-        harnessCannotBridge(input.profile, era, kase.downstreamEra);
+      const undrivable = harnessCannotDrive(input.profile, era, kase.downstreamEra);
       const row = rows.get(kase.row)!;
       if (!(kase.eras ?? row.eras).includes(era)) continue;
       if (input.selectedRows && !input.selectedRows.has(kase.row) && kase.row !== ROUNDTRIP_ROW) continue;

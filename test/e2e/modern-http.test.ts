@@ -6,15 +6,16 @@ import { loadTarget } from "../../src/model/load.ts";
 import { type Results, ResultsSchema } from "../../src/model/results.ts";
 import { resolveRunConfig } from "../../src/run/config.ts";
 import { runPipeline } from "../../src/run/pipeline.ts";
-import { harnessCannotBridge, planRun } from "../../src/run/plan.ts";
+import { planRun } from "../../src/run/plan.ts";
 import { ROOT, tempDir } from "../helpers/cli.ts";
 
 const ERA = "2026-07-28";
 
 /**
  * 2026-07-28 over Streamable HTTP at both ends (targets/reference-http.yaml: the reference relay with --listen and
- * --upstream-url): every case the era has on stdio runs here too, and passes; no initialize and no session at
- * either end, each message its own POST.
+ * --upstream-url): every case the era has on stdio runs here too, and passes (era bridging included: a legacy
+ * downstream over Streamable HTTP before the 2026-07-28 upstream); no initialize and no session at either end of a
+ * 2026-07-28 case, each message its own POST.
  */
 describe(`run --era ${ERA} over Streamable HTTP at both ends (reference relay)`, () => {
   let out: string;
@@ -25,34 +26,23 @@ describe(`run --era ${ERA} over Streamable HTTP at both ends (reference relay)`,
     const outcome = await runPipeline(
       resolveRunConfig({ target: join(ROOT, "targets/reference-http.yaml"), era: ERA, seed: "11", out }),
     );
-    // 0, or 3 when the only non-passes are the era-bridging cases the harness drives over stdio only (errors).
-    expect([0, 3]).toContain(outcome.code);
+    expect(outcome.code).toBe(0);
     results = ResultsSchema.parse(JSON.parse(readFileSync(join(out, "results.json"), "utf8")));
   }, 240_000);
 
-  it("runs every 2026-07-28 case the stdio reference runs (but era bridging, stdio only), and each passes", () => {
+  it("runs every 2026-07-28 case the stdio reference runs, era bridging included, and each passes", () => {
     const stdio = resolveRunConfig({ target: join(ROOT, "targets/reference.yaml"), era: ERA, seed: "11" });
-    const http = resolveRunConfig({
-      target: join(ROOT, "targets/reference-http.yaml"),
-      era: ERA,
-      seed: "11",
-    });
-    const bridged = (w: { kase: { downstreamEra?: string } }) =>
-      harnessCannotBridge(http.profile, ERA, w.kase.downstreamEra as never) !== undefined;
-    const work = planRun(stdio).work;
-    const expected = work
-      .filter((w) => !bridged(w))
-      .map((w) => `${w.kase.row}/${w.kase.id}`)
+    const expected = planRun(stdio)
+      .work.map((w) => `${w.kase.row}/${w.kase.id}`)
       .sort();
     expect(expected.length).toBeGreaterThanOrEqual(20);
+    expect(
+      expected.filter((k) => k.startsWith("sampling-relay-adapts-to-downstream-era/")).length,
+    ).toBeGreaterThan(0);
     const all = results.cells.flatMap((c) => c.cases.map((x) => ({ key: `${c.row}/${x.id}`, ...x })));
-    const ran = all.filter((r) => r.status !== "skip" && !/over stdio only/.test(r.reason));
+    const ran = all.filter((r) => r.status !== "skip");
     expect([...new Set(ran.map((r) => r.key))].sort()).toEqual(expected);
     for (const r of ran) expect(r.status, `${r.key}: ${r.reason}`).toBe("pass");
-    // The bridging cases are the harness's error (not exercised over HTTP), never a pass.
-    const notBridged = all.filter((r) => /over stdio only/.test(r.reason));
-    expect(notBridged.length).toBe(work.filter(bridged).length);
-    for (const r of notBridged) expect(r.status).toBe("error");
   });
 
   it("keeps both ends in 2026-07-28: no initialize, no session, the input_required result at both ends", () => {
