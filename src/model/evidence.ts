@@ -46,6 +46,8 @@ export const CheckSchema = z.object({
   rule: z.string().optional(),
   /** The register cell a check counts toward when it is not the case's own. */
   countsFor: z.object({ row: z.string(), side: CellSideSchema }).optional(),
+  /** A time the harness measured that the check rests on (expiry-in-time: ms from request to expiry); not in `--stable` output. */
+  measuredMs: z.number().optional(),
 });
 export type Check = z.infer<typeof CheckSchema>;
 
@@ -58,8 +60,11 @@ export const UpstreamOutcomeSchema = z.discriminatedUnion("kind", [
   }),
   /** 2026-07-28: no response for the input (no retry, or a retry without the key). */
   z.object({ kind: z.literal("withheld"), detail: z.string() }),
-  /** Nothing came back before the harness's deadline. */
-  z.object({ kind: z.literal("timeout"), afterMs: z.number() }),
+  /**
+   * Nothing came back before the harness's deadline: `deadlineMs`, the fixed wait the harness upstream gives the case
+   * (from the profile's `caseTimeoutMs`); `afterMs`, how long it measured (absent in `--stable` output).
+   */
+  z.object({ kind: z.literal("timeout"), deadlineMs: z.number().optional(), afterMs: z.number().optional() }),
   /** The relay broke the exchange (crashed, closed, sent garbage). */
   z.object({ kind: z.literal("broken"), detail: z.string() }),
 ]);
