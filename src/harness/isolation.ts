@@ -16,6 +16,7 @@ import { type Probe, ScriptedUpstream } from "./upstream.ts";
 import {
   ASKER_ANSWER_POLL_MS,
   ASKER_ANSWER_WAIT_MS,
+  ASKER_FORWARD_WAIT_MS,
   CALL_END_GRACE_MS,
   ISOLATION_STOP_GRACE_MS,
   OUTCOME_GRACE_MS,
@@ -127,7 +128,7 @@ export async function runIsolationCase(
     };
     asker = await Promise.race([connect(ASKER), exited]);
     bystander = await Promise.race([connect(BYSTANDER), exited]);
-    outcome = await probeOnce(input, asker, bystander, upstreams, (p) => {
+    outcome = await probeOnce(input, asker, bystander, upstreams, recorder, (p) => {
       probe = p;
     });
   } catch (error) {
@@ -170,6 +171,7 @@ async function probeOnce(
   asker: ClientAnswerer,
   bystander: ClientAnswerer,
   upstreams: ScriptedUpstream[],
+  recorder: FrameRecorder,
   setProbe: (probe: Probe) => void,
 ): Promise<UpstreamOutcome> {
   const { profile } = input;
@@ -201,6 +203,18 @@ async function probeOnce(
     for (
       let waited = 0;
       asker.asked.length > 0 && asker.answered === undefined && waited < ASKER_ANSWER_WAIT_MS;
+      waited += ASKER_ANSWER_POLL_MS
+    ) {
+      await sleep(ASKER_ANSWER_POLL_MS);
+    }
+    // A relay that hands both answers upstream forwards A's too: wait (bounded) for its next frame to the upstream,
+    // so whether the transcript holds it does not depend on a race with the end of the case.
+    const answeredAt = recorder.length;
+    for (
+      let waited = 0;
+      asker.answered !== undefined &&
+      waited < ASKER_FORWARD_WAIT_MS &&
+      !recorder.since(answeredAt).some((f) => f.end === "upstream" && f.dir === "from-relay");
       waited += ASKER_ANSWER_POLL_MS
     ) {
       await sleep(ASKER_ANSWER_POLL_MS);
