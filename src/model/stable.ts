@@ -11,7 +11,9 @@ import type { Results } from "./results.ts";
  * One order is made canonical, as it is a race between concurrent exchanges, not a fact a verdict rests on: within a
  * run of JSON-RPC responses seen back to back (no request or notification between them, at either end: e.g. a burst
  * of concurrent requests answered as each completes, and the relay forwarding each answer as it comes), responses are
- * listed by the rank of the request they answer (orderResponseRuns). Every other frame keeps its place.
+ * listed by the rank of the request they answer (orderResponseRuns). And the harness's identical retries of one
+ * frame (it re-sends its initialize until a starting relay's port answers: how many times is start-up timing) are
+ * kept once (withoutRetries). Every other frame keeps its place.
  * Both files then say `"stable": true`, so a reader knows the times are absent on purpose. The verdicts are judged
  * before any of this is dropped: stable output differs from the usual only in what it records, never in a verdict.
  */
@@ -104,13 +106,20 @@ function answered<F extends Omit<Frame, "t">>(frames: F[], before: number, respo
   return undefined;
 }
 
+/** Consecutive identical frames the harness sent the relay (a retry while the relay starts) are kept once. */
+export function withoutRetries<F extends Omit<Frame, "t">>(frames: F[]): F[] {
+  return frames.filter(
+    (f, i) => i === 0 || f.dir !== "to-relay" || JSON.stringify(f) !== JSON.stringify(frames[i - 1]),
+  );
+}
+
 /** The evidence transcript without its times. */
 export function stableEvidence(evidence: Evidence): Evidence {
   const { startedAt: _startedAt, durationMs: _durationMs, ...rest } = evidence;
   return {
     ...rest,
     stable: true,
-    frames: orderResponseRuns(evidence.frames.map(({ t: _t, ...frame }) => frame)),
+    frames: orderResponseRuns(withoutRetries(evidence.frames.map(({ t: _t, ...frame }) => frame))),
     observation: stableObservation(evidence.observation),
     verdict: {
       ...evidence.verdict,
