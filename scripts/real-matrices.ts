@@ -22,9 +22,24 @@ export function realTargets(): string[] {
     .map((f) => `${REAL_TARGETS}/${f}`);
 }
 
-/** `run` arguments that (re)make one target's matrix into `out`. */
+/**
+ * `run` arguments that (re)make one target's matrix into `out`: `--stable`, so results.json, matrix.md and the
+ * evidence hold no time and a refresh rewrites only what changed (two refreshes in a row leave git status clean).
+ */
 export function runArgs(profile: string, out: string): string[] {
-  return ["run", "--target", profile, "--out", out, "--seed", String(SEED), "--reporter", "md", "--quiet"];
+  return [
+    "run",
+    "--target",
+    profile,
+    "--out",
+    out,
+    "--seed",
+    String(SEED),
+    "--reporter",
+    "md",
+    "--stable",
+    "--quiet",
+  ];
 }
 
 /** Cell statuses keyed `row@era/side`: what a matrix says, without timestamps, reasons or evidence. */

@@ -71,6 +71,10 @@ export function register(program: Command, setExit: SetExit, io: CliIo): void {
     .option("--shard <i/n>", "run only slice i of n (balanced by expected duration); combine with merge")
     .option("--concurrency <n>", "lanes driving relay sessions (default: the core count, at least 2; 1: one)")
     .option("--bail", "stop at the first failing cell (the cases not run are recorded as skipped)")
+    .option(
+      "--stable",
+      "record no wall-clock or measured time in results.json and evidence (no start time, durations, frame times), so a rerun with the same seed writes the same bytes: for files committed to git",
+    )
     .option("--quiet", "print only the summary line")
     .option("--keep", "keep the relays' temporary folders (listed at the end)")
     .action(async (opts: RunOptions) => {

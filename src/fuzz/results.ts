@@ -4,6 +4,7 @@ import type { Evidence } from "../model/evidence.ts";
 import { writeJsonFile, writeYamlFile } from "../model/output-files.ts";
 import type { CellSide, Register } from "../model/register.ts";
 import type { Results } from "../model/results.ts";
+import { stableEvidence } from "../model/stable.ts";
 import type { FuzzCounterexample, FuzzEraReport } from "./differential.ts";
 import { FUZZ_CAPABILITIES } from "./differential.ts";
 
@@ -38,7 +39,12 @@ export function foldFuzz(
   reports: FuzzEraReport[],
   register: Register,
   outDir: string,
-  meta: { tool: { name: string; version: string }; target: { name: string; profile?: string }; seed: number },
+  meta: {
+    tool: { name: string; version: string };
+    target: { name: string; profile?: string };
+    seed: number;
+    stable?: boolean;
+  },
 ): { summaries: FuzzSummary[]; judged: JudgedCase[] } {
   const rows = new Map(register.rows.map((r) => [r.id, r]));
   const summaries: FuzzSummary[] = [];
@@ -95,7 +101,7 @@ export function foldFuzz(
       verdict: { status: "fail", reason, checks: cx.verdict.checks },
     };
     const rel = `evidence/fuzz/${id}.json`;
-    const sha = writeJsonFile(outDir, rel, evidence);
+    const sha = writeJsonFile(outDir, rel, meta.stable ? stableEvidence(evidence) : evidence);
     const caseFile = `fuzz/counterexamples/${cx.row}/${id}.yaml`;
     writeYamlFile(
       outDir,

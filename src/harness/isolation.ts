@@ -16,6 +16,7 @@ import { type Probe, ScriptedUpstream } from "./upstream.ts";
 import {
   ASKER_ANSWER_POLL_MS,
   ASKER_ANSWER_WAIT_MS,
+  ASKER_FORWARD_WAIT_MS,
   CALL_END_GRACE_MS,
   ISOLATION_STOP_GRACE_MS,
   OUTCOME_GRACE_MS,
@@ -127,7 +128,7 @@ export async function runIsolationCase(
     };
     asker = await Promise.race([connect(ASKER), exited]);
     bystander = await Promise.race([connect(BYSTANDER), exited]);
-    outcome = await probeOnce(input, asker, bystander, upstreams, (p) => {
+    outcome = await probeOnce(input, asker, bystander, upstreams, recorder, (p) => {
       probe = p;
     });
   } catch (error) {
@@ -164,12 +165,38 @@ export async function runIsolationCase(
   return output;
 }
 
+/**
+ * A's answer is slow on purpose: let it finish (bounded), so that the verdict compares the two answers. A relay that
+ * hands both answers upstream forwards A's too: then wait (bounded) for its next frame to the upstream, so whether the
+ * transcript holds it does not depend on a race with the end of the case.
+ */
+async function askerAnswerSettled(asker: ClientAnswerer, recorder: FrameRecorder): Promise<void> {
+  for (
+    let waited = 0;
+    asker.asked.length > 0 && asker.answered === undefined && waited < ASKER_ANSWER_WAIT_MS;
+    waited += ASKER_ANSWER_POLL_MS
+  ) {
+    await sleep(ASKER_ANSWER_POLL_MS);
+  }
+  const answeredAt = recorder.length;
+  for (
+    let waited = 0;
+    asker.answered !== undefined &&
+    waited < ASKER_FORWARD_WAIT_MS &&
+    !recorder.since(answeredAt).some((f) => f.end === "upstream" && f.dir === "from-relay");
+    waited += ASKER_ANSWER_POLL_MS
+  ) {
+    await sleep(ASKER_ANSWER_POLL_MS);
+  }
+}
+
 /** Arms the probe, has A call it with both sessions scripted, and returns what reached the upstream. */
 async function probeOnce(
   input: IsolationRunInput,
   asker: ClientAnswerer,
   bystander: ClientAnswerer,
   upstreams: ScriptedUpstream[],
+  recorder: FrameRecorder,
   setProbe: (probe: Probe) => void,
 ): Promise<UpstreamOutcome> {
   const { profile } = input;
@@ -197,14 +224,7 @@ async function probeOnce(
   const first = await raced.first;
   if ("outcome" in first) {
     await Promise.race([callP, sleep(CALL_END_GRACE_MS)]);
-    // A's answer is slow on purpose: let it finish (bounded), so that the verdict compares the two answers.
-    for (
-      let waited = 0;
-      asker.asked.length > 0 && asker.answered === undefined && waited < ASKER_ANSWER_WAIT_MS;
-      waited += ASKER_ANSWER_POLL_MS
-    ) {
-      await sleep(ASKER_ANSWER_POLL_MS);
-    }
+    await askerAnswerSettled(asker, recorder);
     return first.outcome;
   }
   // The probe call ended first: give the upstream a moment, else the sampling round never completed.

@@ -94,16 +94,20 @@ export class ScriptedUpstream {
     }
     this.probe = undefined;
     const outcome = probe.sequence
-      ? await this.sequence(probe.sequence, performance.now() + probe.waitMs)
-      : await this.sample(probe.params, probe.waitMs, probe.unrelated);
+      ? await this.sequence(probe.sequence, performance.now() + probe.waitMs, probe.waitMs)
+      : await this.sample(probe.params, probe.waitMs, probe.waitMs, probe.unrelated);
     probe.done(outcome);
     return { result: { content: [{ type: "text", text: `mcpx-conform recorded the ${outcome.kind}` }] } };
   }
 
-  /** One sampling request and what came back for it. */
+  /**
+   * One sampling request and what came back for it, waiting at most `waitMs` (what is left of the probe's deadline);
+   * a timeout names the probe's whole deadline, `deadlineMs`, a fixed figure, and the time it measured.
+   */
   private async sample(
     params: Record<string, unknown>,
     waitMs: number,
+    deadlineMs: number,
     unrelated?: boolean,
   ): Promise<UpstreamOutcome> {
     const started = performance.now();
@@ -119,7 +123,7 @@ export class ScriptedUpstream {
         : { kind: "result", result: response.result };
     } catch (error) {
       return error instanceof PeerTimeoutError
-        ? { kind: "timeout", afterMs: Math.round(performance.now() - started) }
+        ? { kind: "timeout", deadlineMs, afterMs: Math.round(performance.now() - started) }
         : { kind: "broken", detail: error instanceof PeerClosedError ? error.message : String(error) };
     }
   }
@@ -128,11 +132,11 @@ export class ScriptedUpstream {
    * Several sampling requests within the probe's one deadline: each round's at once, the next round once every
    * request of this one has its outcome. The first request's outcome is the probe's.
    */
-  private async sequence(sequence: Sequence, deadline: number): Promise<UpstreamOutcome> {
+  private async sequence(sequence: Sequence, deadline: number, deadlineMs: number): Promise<UpstreamOutcome> {
     let asks: Ask[] | undefined = sequence.first;
     for (let round = 0; asks && asks.length > 0; round++) {
       const outcomes: UpstreamOutcome[] = await Promise.all(
-        asks.map((a) => this.sample(a.params, deadline - performance.now())),
+        asks.map((a) => this.sample(a.params, deadline - performance.now(), deadlineMs)),
       );
       const answered: Array<{ ask: Ask; outcome: UpstreamOutcome }> = asks.map((ask, i) => ({
         ask,

@@ -58,6 +58,11 @@ export const UPSTREAM_POLL_MS = scaled(200);
 export const ISOLATION_STOP_GRACE_MS = scaled(300);
 /** After the upstream's outcome, how long the asker's deliberately slow answer may take to be sent, so both answers are compared. */
 export const ASKER_ANSWER_WAIT_MS = scaled(1_000);
+/**
+ * Once the asker has answered, how long the isolation runner waits for the relay's next frame to the upstream (a relay
+ * that hands both sessions' answers upstream forwards the asker's too), so that frame is in the transcript every time.
+ */
+export const ASKER_FORWARD_WAIT_MS = scaled(300);
 /** How often the isolation runner looks whether the asker has answered (the answerer has no event for it). */
 export const ASKER_ANSWER_POLL_MS = scaled(50);
 

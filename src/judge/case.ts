@@ -80,7 +80,12 @@ export function describeOutcome(outcome: UpstreamOutcome): string {
     case "withheld":
       return `no response for the input (${outcome.detail})`;
     case "timeout":
-      return `no answer within ${outcome.afterMs} ms`;
+      // The harness's own fixed deadline, not the time it measured: the reason is the same from one run to the next.
+      return outcome.deadlineMs !== undefined
+        ? `no answer within the harness's ${outcome.deadlineMs} ms deadline`
+        : outcome.afterMs !== undefined
+          ? `no answer within ${outcome.afterMs} ms`
+          : "no answer within the harness's deadline";
     case "broken":
       return `a broken exchange (${clip(outcome.detail, 240)})`;
   }
@@ -518,18 +523,23 @@ function expiryTimingCheck(e: Expectation, input: JudgeInput): JudgeCheck[] {
   if (input.answerTimeoutMs === undefined || !input.frames) return [];
   const elapsed = upstreamRoundTime(input.frames);
   if (elapsed === undefined) return [];
-  const bound = input.answerTimeoutMs + expirySlackMs(input.answerTimeoutMs);
+  const slack = expirySlackMs(input.answerTimeoutMs);
+  const bound = input.answerTimeoutMs + slack;
+  // The detail names the declared figures only (the same from one run to the next); what was measured is measuredMs.
   return [
     {
       id: "expiry-in-time",
       ok: elapsed <= bound,
       detail:
         elapsed <= bound
-          ? `expiry was reported ${Math.round(elapsed)} ms after the request (declared deadline ${input.answerTimeoutMs} ms)`
-          : `expiry was reported ${Math.round(elapsed)} ms after the request, later than the declared deadline of ${input.answerTimeoutMs} ms plus ${expirySlackMs(input.answerTimeoutMs)} ms slack`,
+          ? `expiry was reported within the declared deadline of ${input.answerTimeoutMs} ms plus ${slack} ms slack`
+          : `expiry was reported later than the declared deadline of ${input.answerTimeoutMs} ms plus ${slack} ms slack`,
+      measuredMs: Math.round(elapsed),
     },
   ];
 }
+
+const frames = (n: number) => `${n} frame${n === 1 ? "" : "s"}`;
 
 const methodOf = (f: Frame) => (f.message as { method?: unknown } | undefined)?.method;
 
@@ -544,17 +554,23 @@ function initializedChecks(e: Expectation, input: JudgeInput): JudgeCheck[] {
   const early = down.filter(
     (f, i) => f.dir === "from-relay" && methodOf(f) === "sampling/createMessage" && (init === -1 || i < init),
   );
-  const sent = init === -1 ? "(not sent before the case ended)" : `(at ${Math.round(down[init]!.t)} ms)`;
+  // The order of events on the answerer's wire, not their times: the detail is the same from one run to the next.
+  const sent =
+    init === -1
+      ? "(not sent before the case ended)"
+      : early.length > 0
+        ? `(which came ${frames(init - down.indexOf(early[0]!))} later on the answerer's wire)`
+        : "";
   return [
     {
       id: "asked-after-initialized",
       ok: early.length === 0 && init !== -1,
       detail:
         early.length > 0
-          ? `the relay sent sampling/createMessage at ${Math.round(early[0]!.t)} ms, before the answerer's initialized notification ${sent}`
+          ? `the relay sent sampling/createMessage before the answerer's initialized notification ${sent}`
           : init === -1
             ? "the answerer sent no notifications/initialized during the case, so the rule was not exercised"
-            : `no sampling request reached the answerer before its initialized notification ${sent}`,
+            : "no sampling request reached the answerer before its initialized notification",
     },
   ];
 }

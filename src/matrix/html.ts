@@ -172,7 +172,7 @@ export function renderHtml(
     fuzz: (results.fuzz ?? []).map((f) => ({
       era: f.era,
       runs: f.runs,
-      seconds: (f.durationMs / 1000).toFixed(1),
+      seconds: f.durationMs === undefined ? "" : (f.durationMs / 1000).toFixed(1),
       label: f.status,
       cls: statusClass(f.status),
       reason: f.reason,

@@ -6,8 +6,9 @@ function seconds(ms: number): string {
   return (ms / 1000).toFixed(3);
 }
 
-/** JUnit's timestamp is an ISO date-time without zone; the run's start, in UTC. */
-function junitTimestamp(iso: string): string {
+/** JUnit's timestamp is an ISO date-time without zone; the run's start, in UTC ("" for none: stable output). */
+function junitTimestamp(iso: string | undefined): string {
+  if (iso === undefined) return "";
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? "" : d.toISOString().slice(0, 19);
 }
@@ -116,7 +117,7 @@ export function renderJunit(results: Results): string {
       return {
         name: `differential fuzzing @ ${f.era}`,
         classname: "fuzz",
-        time: seconds(f.durationMs),
+        time: seconds(f.durationMs ?? 0),
         properties: [
           { name: "era", value: f.era },
           { name: "runs", value: String(f.runs) },
@@ -137,7 +138,7 @@ export function renderJunit(results: Results): string {
       failures: cases.filter((c) => c.failure).length,
       errors: cases.filter((c) => c.error).length,
       skipped: 0,
-      time: seconds(fuzz.reduce((n, f) => n + f.durationMs, 0)),
+      time: seconds(fuzz.reduce((n, f) => n + (f.durationMs ?? 0), 0)),
       properties: [
         { name: "target", value: results.target.name },
         { name: "seed", value: String(results.seed) },

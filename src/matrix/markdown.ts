@@ -268,7 +268,7 @@ function fuzzView(results: Results, linker: EvidenceLinker) {
     branches: branchSummary(f.branches),
     evidence: f.evidence ? linker.link("transcript", f.evidence) : "",
     caseFile: f.caseFile ? mdCode(f.caseFile, true) : "",
-    seconds: (f.durationMs / 1000).toFixed(1),
+    seconds: f.durationMs === undefined ? "" : (f.durationMs / 1000).toFixed(1),
   }));
 }
 

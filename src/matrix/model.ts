@@ -63,8 +63,9 @@ export function caseCount(results: Results): number {
   return results.cells.reduce((n, c) => n + c.cases.length, 0);
 }
 
-/** A short human date-time from an ISO timestamp, kept verbatim when it does not parse. */
-export function displayTime(iso: string): string {
+/** A short human date-time from an ISO timestamp, kept verbatim when it does not parse; "" for none (stable output). */
+export function displayTime(iso: string | undefined): string {
+  if (iso === undefined) return "";
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
   return `${d.toISOString().slice(0, 19).replace("T", " ")} UTC`;

@@ -32,6 +32,12 @@ export const FrameSchema = z.object({
 });
 export type Frame = z.infer<typeof FrameSchema>;
 
+/** A frame as an evidence file holds it: `--stable` output records no `t` (the frames keep the order they were seen). */
+export const RecordedFrameSchema = FrameSchema.extend({
+  /** Milliseconds since the case started; absent in `--stable` output. */
+  t: z.number().optional(),
+});
+
 export const CheckSchema = z.object({
   id: z.string(),
   ok: z.boolean(),
@@ -46,6 +52,8 @@ export const CheckSchema = z.object({
   rule: z.string().optional(),
   /** The register cell a check counts toward when it is not the case's own. */
   countsFor: z.object({ row: z.string(), side: CellSideSchema }).optional(),
+  /** A time the harness measured that the check rests on (expiry-in-time: ms from request to expiry); not in `--stable` output. */
+  measuredMs: z.number().optional(),
 });
 export type Check = z.infer<typeof CheckSchema>;
 
@@ -58,8 +66,11 @@ export const UpstreamOutcomeSchema = z.discriminatedUnion("kind", [
   }),
   /** 2026-07-28: no response for the input (no retry, or a retry without the key). */
   z.object({ kind: z.literal("withheld"), detail: z.string() }),
-  /** Nothing came back before the harness's deadline. */
-  z.object({ kind: z.literal("timeout"), afterMs: z.number() }),
+  /**
+   * Nothing came back before the harness's deadline: `deadlineMs`, the fixed wait the harness upstream gives the case
+   * (from the profile's `caseTimeoutMs`); `afterMs`, how long it measured (absent in `--stable` output).
+   */
+  z.object({ kind: z.literal("timeout"), deadlineMs: z.number().optional(), afterMs: z.number().optional() }),
   /** The relay broke the exchange (crashed, closed, sent garbage). */
   z.object({ kind: z.literal("broken"), detail: z.string() }),
 ]);
@@ -122,36 +133,54 @@ export const ObservationSchema = z.object({
 });
 export type Observation = z.infer<typeof ObservationSchema>;
 
-export const EvidenceSchema = z.object({
-  schema: z.literal("mcpx-conform/evidence@1"),
-  tool: z.object({ name: z.string(), version: z.string() }),
-  target: z.object({ name: z.string(), profile: z.string().optional() }).loose(),
-  seed: z.number(),
-  era: EraSchema,
-  case: z.object({
-    id: z.string(),
-    row: z.string(),
-    title: z.string(),
-    why: z.string(),
-    side: CellSideSchema,
-    file: z.string().optional(),
-    /** The case as it was run (before canary substitution), so that the bundle replays on its own. */
-    definition: z.unknown().optional(),
-  }),
-  /** The canary token that replaced {{canary}} in this run. */
-  canary: z.string().optional(),
-  rule: z.object({ quote: z.string(), url: z.string(), level: z.string() }).optional(),
-  /** Protocol versions negotiated at each hop. */
-  negotiated: z.object({ upstream: z.string().nullable(), downstream: z.string().nullable() }),
-  startedAt: z.string(),
-  durationMs: z.number(),
-  frames: z.array(FrameSchema),
-  observation: ObservationSchema,
-  verdict: z.object({ status: CaseStatusSchema, reason: z.string(), checks: z.array(CheckSchema) }),
-  /**
-   * What the relay wrote on stderr while the case ran (all it had written, when it broke): the end of it, at most
-   * 2,000 characters, with the profile's env values and anything credential-shaped redacted. Empty: nothing.
-   */
-  relayLog: z.string().optional(),
-});
+export const EvidenceSchema = z
+  .object({
+    schema: z.literal("mcpx-conform/evidence@1"),
+    tool: z.object({ name: z.string(), version: z.string() }),
+    target: z.object({ name: z.string(), profile: z.string().optional() }).loose(),
+    seed: z.number(),
+    era: EraSchema,
+    case: z.object({
+      id: z.string(),
+      row: z.string(),
+      title: z.string(),
+      why: z.string(),
+      side: CellSideSchema,
+      file: z.string().optional(),
+      /** The case as it was run (before canary substitution), so that the bundle replays on its own. */
+      definition: z.unknown().optional(),
+    }),
+    /** The canary token that replaced {{canary}} in this run. */
+    canary: z.string().optional(),
+    rule: z.object({ quote: z.string(), url: z.string(), level: z.string() }).optional(),
+    /** Protocol versions negotiated at each hop. */
+    negotiated: z.object({ upstream: z.string().nullable(), downstream: z.string().nullable() }),
+    /**
+     * Written by `run --stable` (src/model/stable.ts): no wall-clock or measured time is recorded (no `startedAt`,
+     * `durationMs`, frame `t`, timeout `afterMs`, check `measuredMs`), so two runs write the same bytes.
+     */
+    stable: z.literal(true).optional(),
+    /** When the case started (ISO 8601); absent only in stable output. */
+    startedAt: z.string().optional(),
+    /** How long the case ran; absent only in stable output. */
+    durationMs: z.number().optional(),
+    frames: z.array(RecordedFrameSchema),
+    observation: ObservationSchema,
+    verdict: z.object({ status: CaseStatusSchema, reason: z.string(), checks: z.array(CheckSchema) }),
+    /**
+     * What the relay wrote on stderr while the case ran (all it had written, when it broke): the end of it, at most
+     * 2,000 characters, with the profile's env values and anything credential-shaped redacted. Empty: nothing.
+     */
+    relayLog: z.string().optional(),
+  })
+  .superRefine((e, ctx) => {
+    if (e.stable) return;
+    for (const key of ["startedAt", "durationMs"] as const)
+      if (e[key] === undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: [key],
+          message: `${key} is required unless the evidence is stable`,
+        });
+  });
 export type Evidence = z.infer<typeof EvidenceSchema>;

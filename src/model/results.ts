@@ -48,32 +48,48 @@ export type Cell = z.infer<typeof CellSchema>;
 
 export const SummarySchema = z.record(z.string(), z.number());
 
-export const ResultsSchema = z.object({
-  tool: z.object({ name: z.literal("mcpx-conform"), version: z.string() }),
-  target: z.object({ name: z.string(), profile: z.string().optional() }).loose(),
-  seed: z.number().int(),
-  startedAt: z.string(),
-  finishedAt: z.string().optional(),
-  eras: z.array(EraSchema).optional(),
-  /** Set by `run --shard i/n`: these results hold only that slice of the work (`merge` combines the slices). */
-  shard: z.object({ index: z.number().int().min(1), count: z.number().int().min(1) }).optional(),
-  cells: z.array(CellSchema),
-  summary: SummarySchema,
-  /** Differential fuzzing per era, when `run --fuzz` was given. */
-  fuzz: z
-    .array(
-      z.object({
-        era: EraSchema,
-        seed: z.number(),
-        runs: z.number(),
-        branches: z.record(z.string(), z.number()),
-        durationMs: z.number(),
-        status: z.enum(["pass", "fail", "error"]),
-        reason: z.string(),
-        evidence: z.string().optional(),
-        caseFile: z.string().optional(),
-      }),
-    )
-    .optional(),
-});
+export const ResultsSchema = z
+  .object({
+    tool: z.object({ name: z.literal("mcpx-conform"), version: z.string() }),
+    target: z.object({ name: z.string(), profile: z.string().optional() }).loose(),
+    seed: z.number().int(),
+    /**
+     * Written by `run --stable` (src/model/stable.ts): no wall-clock or measured time is recorded (no `startedAt`,
+     * `finishedAt`, case and fuzz `durationMs`), so two runs write the same bytes. Its evidence is stable too.
+     */
+    stable: z.literal(true).optional(),
+    /** When the run started (ISO 8601); absent only in stable output. */
+    startedAt: z.string().optional(),
+    finishedAt: z.string().optional(),
+    eras: z.array(EraSchema).optional(),
+    /** Set by `run --shard i/n`: these results hold only that slice of the work (`merge` combines the slices). */
+    shard: z.object({ index: z.number().int().min(1), count: z.number().int().min(1) }).optional(),
+    cells: z.array(CellSchema),
+    summary: SummarySchema,
+    /** Differential fuzzing per era, when `run --fuzz` was given. */
+    fuzz: z
+      .array(
+        z.object({
+          era: EraSchema,
+          seed: z.number(),
+          runs: z.number(),
+          branches: z.record(z.string(), z.number()),
+          /** Absent only in stable output. */
+          durationMs: z.number().optional(),
+          status: z.enum(["pass", "fail", "error"]),
+          reason: z.string(),
+          evidence: z.string().optional(),
+          caseFile: z.string().optional(),
+        }),
+      )
+      .optional(),
+  })
+  .superRefine((r, ctx) => {
+    if (!r.stable && r.startedAt === undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["startedAt"],
+        message: "startedAt is required unless the results are stable",
+      });
+  });
 export type Results = z.infer<typeof ResultsSchema>;

@@ -55,6 +55,11 @@ export interface RunOptions {
   bail?: boolean;
   /** How many session groups run at the same time (default: the machine's parallelism, at least 2; 1: one by one). */
   concurrency?: string;
+  /**
+   * Stable output: results.json and evidence record no wall-clock or measured time (no startedAt, durationMs, frame
+   * times), so two runs with the same seed write the same bytes; for files committed to git.
+   */
+  stable?: boolean;
   /** The folder relative paths are resolved against, and written relative to (default: the process's). */
   cwd?: string;
 }
@@ -83,6 +88,8 @@ export interface RunConfig {
   bail: boolean;
   /** --concurrency: session groups (and two-session cases) run at the same time. */
   concurrency: number;
+  /** --stable: write no wall-clock or measured time (src/model/stable.ts). */
+  stable: boolean;
   /** The folder the run's relative paths mean (the default output folder, paths printed and recorded). */
   cwd: string;
 }
@@ -179,6 +186,7 @@ export function resolveRunConfig(opts: RunOptions): RunConfig {
     out: opts.out,
     shard: shardOption(opts),
     bail: opts.bail === true,
+    stable: opts.stable === true,
     concurrency:
       opts.concurrency !== undefined
         ? wholeNumber(opts.concurrency, "--concurrency", 1)

@@ -1,6 +1,6 @@
 import { relative } from "node:path";
 import { caseSide, type JudgedCase } from "../judge/cells.ts";
-import { evidenceFor, type JudgedRun, judgeRuns, ROUNDTRIP_ROW } from "../judge/judge-runs.ts";
+import { type JudgedRun, judgeRuns, ROUNDTRIP_ROW } from "../judge/judge-runs.ts";
 import { type Baseline, entryMatches, isExpired, todayUtc } from "../matrix/baseline.ts";
 import type { CaseRun } from "../model/case-run.ts";
 import { writeJsonFile } from "../model/output-files.ts";
@@ -8,7 +8,7 @@ import type { CellSide, Register } from "../model/register.ts";
 import type { Era } from "../protocol/eras.ts";
 import type { WorkItem } from "./plan.ts";
 import type { RunEvent } from "./progress.ts";
-import { type EvidenceMeta, evidencePath } from "./record.ts";
+import { type EvidenceMeta, evidencePath, evidenceToWrite } from "./record.ts";
 
 /**
  * Judges cases while the run goes on, so each verdict can be shown (and `--bail` decided) as soon as its case ends.
@@ -103,7 +103,7 @@ export function liveRun(o: LiveOptions) {
           !baselined({ row: a.row, era, side: a.side }),
       );
     const rel = evidencePath(kase.row, kase.id, era);
-    if (fails || j.verdict.status === "fail") writeJsonFile(o.outDir, rel, evidenceFor(j, o.meta));
+    if (fails || j.verdict.status === "fail") writeJsonFile(o.outDir, rel, evidenceToWrite(j, o.meta));
     if (fails && o.bail && !bailedAt) bailedAt = keyOf(kase, era);
     o.onEvent?.({
       kind: "case",

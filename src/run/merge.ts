@@ -9,6 +9,7 @@ import { type Evidence, EvidenceSchema } from "../model/evidence.ts";
 import { loadDataFile } from "../model/load.ts";
 import type { Register } from "../model/register.ts";
 import { type Results, ResultsSchema } from "../model/results.ts";
+import { stableResults } from "../model/stable.ts";
 import { ERAS } from "../protocol/eras.ts";
 import { DEFAULT_OUT } from "./config.ts";
 import { type RunOutcome, writeOutcome } from "./pipeline.ts";
@@ -42,7 +43,7 @@ function readShard(input: string, cwd: string): ShardInput {
 }
 
 const describe = (r: Results) =>
-  `${r.tool.version} / ${r.target.name}${r.target.profile ? ` (${r.target.profile})` : ""} / seed ${r.seed} / ${r.shard?.count} shards / eras ${(r.eras ?? []).join(",")}`;
+  `${r.tool.version} / ${r.target.name}${r.target.profile ? ` (${r.target.profile})` : ""} / seed ${r.seed} / ${r.shard?.count} shards / eras ${(r.eras ?? []).join(",")}${r.stable ? " / --stable" : ""}`;
 
 /** The shards must be slices of one run: same tool version, target, seed, eras and count, each index once. */
 function checkShards(shards: ShardInput[], cwd: string): void {
@@ -103,7 +104,7 @@ export function mergeShards(config: MergeConfig): RunOutcome {
   checkShards(shards, cwd);
   shards.sort((a, b) => a.results.shard!.index - b.results.shard!.index);
   const first = shards[0]!.results;
-  const startedAt = shards.map((s) => s.results.startedAt).sort()[0]!;
+  const startedAt = shards.map((s) => s.results.startedAt ?? "").sort()[0]!;
   const outDir = resolve(cwd, config.out ?? DEFAULT_OUT);
   const judged: JudgedCase[] = [];
   const evidences: Record<string, Evidence> = {};
@@ -135,7 +136,7 @@ export function mergeShards(config: MergeConfig): RunOutcome {
   const cells = buildCells(config.register, judged, eras, rows);
   const fuzz = shards.flatMap((s) => s.results.fuzz ?? []);
   const { shard: _shard, ...whole } = first;
-  const results: Results = {
+  const merged: Results = {
     ...whole,
     startedAt,
     finishedAt: shards
@@ -146,5 +147,7 @@ export function mergeShards(config: MergeConfig): RunOutcome {
     summary: summarize(cells),
     ...(fuzz.length ? { fuzz } : {}),
   };
+  // Stable shards (run --shard --stable; all or none, checkShards) merge into stable results: no times.
+  const results = first.stable ? stableResults(merged) : merged;
   return { ...writeOutcome(config, results, outDir, evidences), results, outDir };
 }

@@ -12,6 +12,7 @@ import { EXIT } from "../model/errors.ts";
 import type { Evidence } from "../model/evidence.ts";
 import { PROJECT_ROOT } from "../model/load.ts";
 import type { Cell, Results } from "../model/results.ts";
+import { stableResults } from "../model/stable.ts";
 import { DEFAULT_OUT, type RunConfig, toolInfo } from "./config.ts";
 import { liveRun } from "./live.ts";
 import { harnessCannotDrive, planRun, type RunPlan } from "./plan.ts";
@@ -56,7 +57,12 @@ function evidenceMeta(config: RunConfig): EvidenceMeta {
   // Evidence names the profile relative to the project when it lives there, so bundles stay portable.
   const inProject = !relative(PROJECT_ROOT, config.targetFile).startsWith("..");
   const profile = inProject ? relative(PROJECT_ROOT, config.targetFile) : config.targetFile;
-  return { tool: toolInfo(), target: { name: config.profile.name, profile }, seed: config.seed };
+  return {
+    tool: toolInfo(),
+    target: { name: config.profile.name, profile },
+    seed: config.seed,
+    ...(config.stable ? { stable: true } : {}),
+  };
 }
 
 /** Differential fuzzing, when asked for: its disagreements become failing cases (it never adds credit). */
@@ -188,7 +194,7 @@ export async function runPipeline(config: RunConfig, hooks: RunHooks = {}): Prom
     selectedRows,
   );
   const cells = shard ? noteOtherShards(built, plannedCells(register, full), shard) : built;
-  const results: Results = {
+  const timed: Results = {
     tool: toolInfo(),
     target: { name: profile.name, profile: relative(config.cwd, config.targetFile) || config.targetFile },
     seed,
@@ -200,6 +206,7 @@ export async function runPipeline(config: RunConfig, hooks: RunHooks = {}): Prom
     summary: summarize(cells),
     ...(fuzz.summaries ? { fuzz: fuzz.summaries } : {}),
   };
+  const results = config.stable ? stableResults(timed) : timed;
   return { ...writeOutcome(config, results, outDir, recorded.evidences), results, outDir };
 }
 

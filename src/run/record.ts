@@ -3,11 +3,20 @@ import { caseSide, type JudgedCase } from "../judge/cells.ts";
 import { evidenceFor, type JudgedRun } from "../judge/judge-runs.ts";
 import type { Evidence } from "../model/evidence.ts";
 import { writeJsonFile } from "../model/output-files.ts";
+import { stableEvidence } from "../model/stable.ts";
 
 export interface EvidenceMeta {
   tool: { name: string; version: string };
   target: { name: string; profile?: string };
   seed: number;
+  /** `run --stable`: evidence records no wall-clock or measured time (src/model/stable.ts). */
+  stable?: boolean;
+}
+
+/** A judged run's evidence as this run writes it (without its times, in stable output). */
+export function evidenceToWrite(j: JudgedRun, meta: EvidenceMeta): Evidence {
+  const evidence = evidenceFor(j, meta);
+  return meta.stable ? stableEvidence(evidence) : evidence;
 }
 
 /** Where a case × era transcript lives, relative to results.json. */
@@ -29,7 +38,7 @@ export function recordJudged(
   for (const j of judged) {
     const { kase, era } = j.run;
     const rel = evidencePath(kase.row, kase.id, era);
-    const evidence = evidenceFor(j, meta);
+    const evidence = evidenceToWrite(j, meta);
     evidences[rel] = evidence;
     const sha = writeJsonFile(outDir, rel, evidence);
     const { status, reason } = j.verdict;

@@ -226,7 +226,8 @@ const ZOO: Array<{
     name: "http-garbage",
     code: 1,
     status: "fail",
-    reason: /The upstream received no answer within \d+ ms; the answerer never answered/,
+    reason:
+      /The upstream received no answer within the harness's \d+ ms deadline; the answerer never answered/,
     within: PROFILE("http-garbage").caseTimeoutMs + 2 * KILL_GRACE_MS + FIXED_MS,
     also(run) {
       // The SDK's transport dropped both frames; the evidence of the failing case quotes them as sent.

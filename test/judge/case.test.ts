@@ -44,6 +44,14 @@ describe("describeOutcome", () => {
     expect(describeOutcome({ kind: "withheld", detail: "no retry" })).toBe(
       "no response for the input (no retry)",
     );
+    // The harness's fixed deadline, not the time it measured (so the reason is the same in every run).
+    expect(describeOutcome({ kind: "timeout", deadlineMs: 1500, afterMs: 1503 })).toBe(
+      "no answer within the harness's 1500 ms deadline",
+    );
+    expect(describeOutcome({ kind: "timeout", deadlineMs: 1500 })).toBe(
+      "no answer within the harness's 1500 ms deadline",
+    );
+    // Evidence written before the deadline was recorded still reads.
     expect(describeOutcome({ kind: "timeout", afterMs: 1500 })).toBe("no answer within 1500 ms");
     expect(describeOutcome({ kind: "broken", detail: "closed" })).toBe("a broken exchange (closed)");
   });
@@ -311,12 +319,19 @@ describe("judgeCase: error", () => {
     ];
     const e: Expectation[] = [{ outcome: "error", code: -32603, means: "expiry" }];
     const o = obs({ upstream: err(-32603, "expired") });
-    expect(judge(e, o, { answerTimeoutMs: 1500, frames: frames(1600) }).status).toBe("pass");
+    const inTime = judge(e, o, { answerTimeoutMs: 1500, frames: frames(1600) });
+    expect(inTime.status).toBe("pass");
+    const timing = (v: typeof inTime) => v.checks.find((c) => c.id === "expiry-in-time");
+    expect(timing(inTime)).toMatchObject({
+      detail: "expiry was reported within the declared deadline of 1500 ms plus 1000 ms slack",
+      measuredMs: 1600,
+    });
     const late = judge(e, o, { answerTimeoutMs: 1500, frames: frames(3000) });
     expect(late.status).toBe("fail");
-    expect(late.reason).toMatch(
-      /reported 3000 ms after the request, later than the declared deadline of 1500 ms plus 1000 ms slack/,
-    );
+    // The reason names the declared figures only; the measured delay is the check's measuredMs.
+    expect(late.reason).toMatch(/reported later than the declared deadline of 1500 ms plus 1000 ms slack/);
+    expect(late.reason).not.toMatch(/3000/);
+    expect(timing(late)?.measuredMs).toBe(3000);
   });
 
   it("does not accept a result where an error was expected", () => {
@@ -399,13 +414,13 @@ describe("judgeCase: withheld, alternatives and eras", () => {
     expect(v.status).toBe("pass");
     const both = judge(
       [{ outcome: "delivered" }, { outcome: "error", code: -1, asked: true }],
-      obs({ upstream: { kind: "timeout", afterMs: 5 } }),
+      obs({ upstream: { kind: "timeout", deadlineMs: 5, afterMs: 6 } }),
     );
     expect(both.status).toBe("fail");
     // delivered fails 1 check (upstream-got-result); the error fails 1 too; the first closest one is kept.
     expect(failed(both)).toEqual(["upstream-got-result"]);
     expect(both.reason).toBe(
-      "The upstream received no answer within 5 ms — expected the answer delivered unchanged, or error -1, after asking the answerer",
+      "The upstream received no answer within the harness's 5 ms deadline — expected the answer delivered unchanged, or error -1, after asking the answerer",
     );
     const closer = judge(
       [{ outcome: "error", code: -1, message: "x", asked: false }, { outcome: "error" }],
@@ -782,8 +797,16 @@ describe("dropped fields and the initialized notification", () => {
     expect(judge([expectation], obs(), { frames: inOrder }).status).toBe("pass");
     const early = judge([expectation], obs(), { frames: [...inOrder].reverse() });
     expect(failed(early)).toEqual(["asked-after-initialized"]);
+    // The order of events, not their times: the detail is the same in every run.
+    const detail = (v: typeof early) => v.checks.find((c) => c.id === "asked-after-initialized")?.detail;
+    expect(detail(early)).toBe(
+      "the relay sent sampling/createMessage before the answerer's initialized notification (which came 1 frame later on the answerer's wire)",
+    );
     const never = judge([expectation], obs(), { frames: [frame(2, "from-relay", "sampling/createMessage")] });
     expect(failed(never)).toEqual(["asked-after-initialized"]);
+    expect(detail(never)).toBe(
+      "the relay sent sampling/createMessage before the answerer's initialized notification (not sent before the case ended)",
+    );
     expect(ids(judge([expectation], obs(), { frames: [] }))).toContain("asked-after-initialized");
   });
 });

@@ -172,7 +172,8 @@
       .map((x) => x.frame);
     const body = h("tbody");
     for (const frame of ordered) {
-      const t = h("td", { class: "t", text: String(frame.t) });
+      // --stable evidence records no times: the frames are in the order they were seen.
+      const t = h("td", { class: "t", text: frame.t === undefined ? "—" : String(frame.t) });
       if (frame.end === "upstream")
         body.append(h("tr", { "data-end": "upstream" }, t, h("td", {}, frameView(frame)), h("td")));
       else if (frame.end === "downstream")
@@ -222,7 +223,9 @@
       case "withheld":
         return `no response for the input (${text(outcome.detail)})`;
       case "timeout":
-        return `nothing within ${text(outcome.afterMs)} ms`;
+        return outcome.deadlineMs !== undefined
+          ? `nothing within the harness's ${text(outcome.deadlineMs)} ms deadline`
+          : `nothing within ${text(outcome.afterMs)} ms`;
       case "broken":
         return `a broken exchange (${text(outcome.detail)})`;
       default:
@@ -325,7 +328,7 @@
         h(
           "span",
           { class: "muted" },
-          `negotiated upstream ${text(ev.negotiated?.upstream)}, downstream ${text(ev.negotiated?.downstream)}; ${text(ev.durationMs)} ms`,
+          `negotiated upstream ${text(ev.negotiated?.upstream)}, downstream ${text(ev.negotiated?.downstream)}${ev.durationMs === undefined ? "" : `; ${text(ev.durationMs)} ms`}`,
         ),
       ),
       h("h3", { text: "Wire transcript" }),
