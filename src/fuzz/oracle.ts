@@ -44,7 +44,7 @@ export function oracle(exchange: Exchange, era: Era, capabilities: SamplingCapab
       expect: modern
         ? [{ outcome: "withheld", asked: false }]
         : [{ outcome: "error", code: request.code ?? -32602, asked: false }],
-      says: `the request is illegal in ${era}: ${f.rule} at ${f.pointer || "/"} (${f.message})`,
+      says: `the request ${f.level === "SHOULD" ? "must be refused" : "is illegal"} in ${era}: ${f.rule} at ${f.pointer || "/"} (${f.message})`,
     };
   }
   const result = validateResult(exchange.result, { era, request: exchange.params });

@@ -68,7 +68,8 @@ export const ResultsSchema = z.object({
         runs: z.number(),
         branches: z.record(z.string(), z.number()),
         durationMs: z.number(),
-        status: z.enum(["pass", "fail", "error"]),
+        /** warn: the disagreement is on a SHOULD row (its severity a warning), which it warns, not fails. */
+        status: z.enum(["pass", "fail", "warn", "error"]),
         reason: z.string(),
         evidence: z.string().optional(),
         caseFile: z.string().optional(),
