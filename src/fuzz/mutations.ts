@@ -188,6 +188,9 @@ const BAD_BASE64 = [
 
 const loop = (era: Era) => toolLoopRequest(era, { minRounds: 1, maxRounds: 3 });
 
+/** The property a structured-content mutation types in its tool's outputSchema (no generated value has it). */
+const SCHEMA_MARK = "mcpxConformSchemaMark";
+
 /** Mutates a copy of a legal exchange's result. */
 function onResult(
   base: fc.Arbitrary<LegalExchange>,
@@ -441,6 +444,29 @@ export const MUTATIONS = [
         const use = blocks(messages[at.i - 1]!).find(({ block }) => block?.id === result.toolUseId);
         delete result.toolUseId;
         if (use) removeBlock(messages, { i: at.i - 1, j: use.j });
+        return position;
+      }),
+  },
+  {
+    kind: "structured-content-breaks-output-schema",
+    rule: "message.structured-content-schema",
+    eras: from("2025-11-25"),
+    target: "request",
+    generate: (era) =>
+      onRequest(loop(era), fc.constant(0), (params, pick) => {
+        // The answered tool gets an outputSchema typing one property as a number, and this tool_result (any round,
+        // any block) a string there; the tool's other results hold no such property, so they still conform.
+        const messages = messagesOf(params);
+        const [at, position] = choose(blocksOfType(messages, "tool_result"), pick);
+        const result = getBlock(messages, at);
+        const use = blocks(messages[at.i - 1]!).find(({ block }) => block?.id === result.toolUseId)!.block;
+        const tool = (params.tools as Json[]).find((t) => t.name === use.name)!;
+        tool.outputSchema = { type: "object", properties: { [SCHEMA_MARK]: { type: "number" } } };
+        const sc = result.structuredContent;
+        result.structuredContent = {
+          ...(sc && typeof sc === "object" && !Array.isArray(sc) ? sc : {}),
+          [SCHEMA_MARK]: "not a number",
+        };
         return position;
       }),
   },

@@ -1,9 +1,10 @@
+import { rowForRule } from "../judge/attribution.ts";
 import { firstDifference, withoutPointers } from "../judge/json-diff.ts";
 import type { Expectation } from "../model/case.ts";
 import type { Observation } from "../model/evidence.ts";
 import type { CellSide } from "../model/register.ts";
 import { type Era, eraAtLeast, isModernEra } from "../protocol/eras.ts";
-import { validateRequest, validateResult } from "../validator/index.ts";
+import { refusalVerdict, validateRequest, validateResult } from "../validator/index.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
 
 /** A generated exchange: what the upstream sends, and what the answerer answers if asked. */
@@ -32,16 +33,18 @@ export const CONTENT_UNCHANGED_ROW = "sampling-relay-content-unchanged";
  */
 export function oracle(exchange: Exchange, era: Era, capabilities: SamplingCapabilities): OracleVerdict {
   const modern = isModernEra(era);
-  const request = validateRequest(exchange.params, { era, capabilities });
+  // A SHOULD rule a relay refuses for (REFUSED_SHOULD) is refused like a MUST rule, and counts toward its own row.
+  const request = refusalVerdict(validateRequest(exchange.params, { era, capabilities }));
   if (!request.legal) {
     const f = request.errors[0]!;
+    const own = f.level === "SHOULD" ? rowForRule(f.rule, "request").row : undefined;
     return {
-      row: "sampling-both-validate-message-content",
+      row: own ?? "sampling-both-validate-message-content",
       side: "client",
       expect: modern
         ? [{ outcome: "withheld", asked: false }]
         : [{ outcome: "error", code: request.code ?? -32602, asked: false }],
-      says: `the request is illegal in ${era}: ${f.rule} at ${f.pointer || "/"} (${f.message})`,
+      says: `the request ${f.level === "SHOULD" ? "must be refused" : "is illegal"} in ${era}: ${f.rule} at ${f.pointer || "/"} (${f.message})`,
     };
   }
   const result = validateResult(exchange.result, { era, request: exchange.params });

@@ -2,7 +2,7 @@ import type { JudgedCase } from "../judge/cells.ts";
 import type { Case } from "../model/case.ts";
 import type { Evidence } from "../model/evidence.ts";
 import { writeJsonFile, writeYamlFile } from "../model/output-files.ts";
-import type { CellSide, Register } from "../model/register.ts";
+import { type CellSide, type Register, rowSeverity } from "../model/register.ts";
 import type { Results } from "../model/results.ts";
 import { stableEvidence } from "../model/stable.ts";
 import type { FuzzCounterexample, FuzzEraReport } from "./differential.ts";
@@ -85,6 +85,8 @@ export function foldFuzz(
       expect: cx.expect,
     };
     const reason = `Differential fuzzing (seed ${report.seed}) shrank a disagreement: ${cx.says}; ${cx.verdict.reason}`;
+    // A disagreement on a SHOULD row (a relay not refusing what it should) warns there, as the row's cases do.
+    const status = row && rowSeverity(row) === "warning" ? ("warn" as const) : ("fail" as const);
     const evidence: Evidence = {
       schema: "mcpx-conform/evidence@1",
       tool: meta.tool,
@@ -98,7 +100,7 @@ export function foldFuzz(
       durationMs: report.durationMs,
       frames: cx.frames,
       observation: cx.observation,
-      verdict: { status: "fail", reason, checks: cx.verdict.checks },
+      verdict: { status, reason, checks: cx.verdict.checks },
     };
     const rel = `evidence/fuzz/${id}.json`;
     const sha = writeJsonFile(outDir, rel, meta.stable ? stableEvidence(evidence) : evidence);
@@ -109,14 +111,15 @@ export function foldFuzz(
       definition,
       `# Copy into cases/${cx.row}/ to keep this counterexample as a regression case.`,
     );
-    summaries.push({ ...base, status: "fail", reason, evidence: rel, caseFile });
+    summaries.push({ ...base, status, reason, evidence: rel, caseFile });
     for (const cell of counterexampleCells(cx)) {
+      const target = rows.get(cell.row);
       judged.push({
         ...cell,
         era: report.era,
         result: {
           id,
-          status: "fail",
+          status: target && rowSeverity(target) === "warning" ? "warn" : "fail",
           reason,
           evidence: rel,
           evidenceSha256: sha,

@@ -24,6 +24,10 @@ const BY_RULE: Readonly<Record<string, RowRef>> = {
   "message.duplicate-tool-id": { row: "sampling-toolresult-id-must-match-tooluse", side: "server" },
   "message.role": { row: "sampling-message-must-have-role-and-content", side: "server" },
   "message.content": { row: "sampling-message-must-have-role-and-content", side: "server" },
+  "message.structured-content-schema": {
+    row: "sampling-toolresult-structured-conform-outputschema",
+    side: "server",
+  },
   "request.tools-capability": { row: "sampling-server-no-tools-without-capability", side: "server" },
   "result.tool-use-without-tools": { row: "sampling-result-no-tool-use-without-tools", side: "server" },
   "result.tool-use-with-tool-choice-none": {

@@ -4,7 +4,7 @@ import type { Check, Frame, Observation, UpstreamOutcome } from "../model/eviden
 import type { Severity } from "../model/register.ts";
 import type { CaseStatus } from "../model/results.ts";
 import { type Era, isModernEra } from "../protocol/eras.ts";
-import { validateRequest, validateResult } from "../validator/index.ts";
+import { refusalVerdict, validateRequest, validateResult } from "../validator/index.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
 import { type DeliveredChannel, type RowRef, rowForRule } from "./attribution.ts";
 import { firstDifference, hasPointer, valueAt, withoutPointers } from "./json-diff.ts";
@@ -607,7 +607,8 @@ function validityChecks(input: JudgeInput): JudgeCheck[] {
   const downEra = input.downstreamEra ?? input.era;
   o.asked.forEach((request, i) => {
     const ctx = input.capabilities ? { era: downEra, capabilities: input.capabilities } : { era: downEra };
-    const v = validateRequest(request, ctx);
+    // A request breaking a SHOULD rule a relay must refuse for (REFUSED_SHOULD) counts too, at its row's severity.
+    const v = refusalVerdict(validateRequest(request, ctx));
     if (!v.legal) push("request", `request ${i + 1} the answerer received (${downEra})`, v);
   });
   if (o.upstream.kind === "result") {

@@ -76,7 +76,8 @@ export const ResultsSchema = z
           branches: z.record(z.string(), z.number()),
           /** Absent only in stable output. */
           durationMs: z.number().optional(),
-          status: z.enum(["pass", "fail", "error"]),
+          /** warn: the disagreement is on a SHOULD row (its severity a warning), which it warns, not fails. */
+          status: z.enum(["pass", "fail", "warn", "error"]),
           reason: z.string(),
           evidence: z.string().optional(),
           caseFile: z.string().optional(),

@@ -1,5 +1,5 @@
 import { type Era, eraAtLeast } from "../protocol/eras.ts";
-import { validateRequest, validateResult } from "../validator/index.ts";
+import { refusalVerdict, validateRequest, validateResult } from "../validator/index.ts";
 import type { SamplingCapabilities, Verdict } from "../validator/types.ts";
 
 /** A JSON-RPC error as the relay sends it upstream. */
@@ -103,7 +103,8 @@ export function fitForDownstream(
 }
 
 export const REFERENCE_POLICY: RelayPolicy = {
-  checkRequest: (params, ctx) => validateRequest(params, ctx),
+  // SHOULD rules the relay enforces too (REFUSED_SHOULD: structuredContent against its tool's outputSchema).
+  checkRequest: (params, ctx) => refusalVerdict(validateRequest(params, ctx)),
   checkDownstreamCarries: (params, ctx) => validateRequest(params, ctx),
   checkResult: (result, ctx) => validateResult(result, ctx),
   refuseRequest: (verdict) => ({

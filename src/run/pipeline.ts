@@ -78,7 +78,8 @@ async function fuzzStage(config: RunConfig, outDir: string, meta: EvidenceMeta, 
   log(`mcpx-conform: differential fuzzing, ${runs} exchanges per era (${eras.join(", ")}), seed ${seed}`);
   const reports = await fuzzTarget({ profile, profileFile: targetFile, eras, runs, seed });
   const folded = foldFuzz(reports, config.register, outDir, meta);
-  for (const f of folded.summaries) log(`${f.status === "pass" ? "✓" : "✗"} fuzz @${f.era}: ${f.reason}`);
+  for (const f of folded.summaries)
+    log(`${f.status === "pass" ? "✓" : f.status === "warn" ? "!" : "✗"} fuzz @${f.era}: ${f.reason}`);
   const judged = folded.judged.filter((j) => !config.selectedRows || config.selectedRows.has(j.row));
   return { summaries: folded.summaries as FuzzSummary[] | undefined, judged };
 }
@@ -222,7 +223,7 @@ export function writeOutcome(
   const written = writeReports(outDir, results, config.register, evidences, config.reporters);
   // A failing cell fails the run unless an unexpired baseline entry expects it; stale or expired entries fail too.
   const baselined = applyBaseline(results, config.baseline);
-  const fuzzFailed = (results.fuzz ?? []).some((f) => f.status !== "pass");
+  const fuzzFailed = (results.fuzz ?? []).some((f) => f.status === "fail" || f.status === "error");
   // A relay's failure (1) outranks cells the harness could not drive (3); neither: 0.
   const code =
     baselined.exitCode === 1 || fuzzFailed ? EXIT.failed : baselined.exitCode === 3 ? EXIT.harness : EXIT.ok;

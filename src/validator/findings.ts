@@ -1,5 +1,13 @@
 import type { Era } from "../protocol/eras.ts";
-import { type Channel, codeFor, RULES, type RuleId, sourceFor } from "./rules.ts";
+import {
+  CHANNEL_CODE,
+  type Channel,
+  codeFor,
+  REFUSED_SHOULD,
+  RULES,
+  type RuleId,
+  sourceFor,
+} from "./rules.ts";
 import type { Finding, Verdict } from "./types.ts";
 
 /** RFC 6901 escaping of one reference token. */
@@ -63,4 +71,20 @@ export class Collector {
       code: first ? first.code : null,
     };
   }
+}
+
+/**
+ * The verdict a relay acts on: the warnings of REFUSED_SHOULD rules count as errors too (after the MUST-level ones,
+ * with the request channel's code, -32602). The same verdict when there are none.
+ */
+export function refusalVerdict(verdict: Verdict): Verdict {
+  const refused = verdict.warnings.filter((f) => REFUSED_SHOULD.has(f.rule as RuleId));
+  if (refused.length === 0) return verdict;
+  const errors = [...verdict.errors, ...refused.map((f) => ({ ...f, code: CHANNEL_CODE.request }))];
+  return {
+    legal: false,
+    errors,
+    warnings: verdict.warnings.filter((f) => !refused.includes(f)),
+    code: errors[0]!.code,
+  };
 }

@@ -4,11 +4,12 @@
  * rules, and a catalogue of stable rule ids. Imports nothing else of the project.
  */
 export { ERAS, type Era, eraAtLeast, isEra, isModernEra } from "../protocol/eras.ts";
-export { escapeToken, pointerOf } from "./findings.ts";
+export { escapeToken, pointerOf, refusalVerdict } from "./findings.ts";
 export {
   CHANNEL_CODE,
   type Channel,
   codeFor,
+  REFUSED_SHOULD,
   RULE_IDS,
   RULES,
   type RuleId,

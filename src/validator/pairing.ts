@@ -15,6 +15,7 @@
  * - A tool_use in a user message is a SHOULD warning (message.tool-use-role) and needs no answer.
  */
 import type { Collector } from "./findings.ts";
+import type { StructuredResult } from "./output-schema.ts";
 import { isJsonObject } from "./schemas.ts";
 
 /** Pointer of block j of a message's content (`content` itself when it is a single block). */
@@ -33,10 +34,11 @@ function typeOf(block: unknown): unknown {
 /**
  * Checks the tool loop of `messages` (the value of params.messages). `base` is the pointer of the array.
  */
-export function checkToolLoop(messages: readonly unknown[], out: Collector, base = "/messages"): void {
+export function checkToolLoop(messages: readonly unknown[], out: Collector, base = "/messages"): ToolLoop {
   const loop = new ToolLoop(out, base);
   for (let i = 0; i < messages.length; i++) loop.visit(messages[i], i);
   loop.end();
+  return loop;
 }
 
 /**
@@ -50,6 +52,12 @@ export class ToolLoop {
   private pending: Map<string, number> | null = null;
   private pendingIndex = -1;
   private pendingIsArray = false;
+  private pendingContent: unknown;
+  /**
+   * The tool_results carrying structuredContent that answer a tool_use, with the tool_use's name, for the
+   * outputSchema rule (output-schema.ts); null while there are none (nothing is allocated for them).
+   */
+  structured: StructuredResult[] | null = null;
 
   constructor(
     private readonly out: Collector,
@@ -86,6 +94,7 @@ export class ToolLoop {
             );
           } else {
             matched.add(id);
+            this.noteStructured(block as Record<string, unknown>, i, isArray, j, pending!.get(id)!);
           }
         } else {
           out.add(
@@ -149,6 +158,7 @@ export class ToolLoop {
     this.pending = next;
     this.pendingIndex = i;
     this.pendingIsArray = isArray;
+    this.pendingContent = content;
   }
 
   /** After the last message: a tool_use round left open is unanswered. */
@@ -161,6 +171,24 @@ export class ToolLoop {
         `tool_use ${JSON.stringify(id)} is not answered: the request ends with this assistant message`,
       );
     }
+  }
+
+  /** A matched tool_result with structuredContent: noted with the answered tool_use's name (output-schema.ts). */
+  private noteStructured(
+    block: Record<string, unknown>,
+    i: number,
+    isArray: boolean,
+    j: number,
+    use: number,
+  ): void {
+    if (block.structuredContent === undefined) return;
+    const useBlock = blockAt(this.pendingContent, this.pendingIsArray, use) as Record<string, unknown>;
+    if (this.structured === null) this.structured = [];
+    this.structured.push({
+      pointer: blockPointer(this.ptr(i), isArray, j),
+      tool: useBlock.name,
+      value: block.structuredContent,
+    });
   }
 
   private ptr(i: number): string {

@@ -248,6 +248,17 @@ const DEFS = {
       'The spec\'s prose is descriptive (no RFC keyword); a user-held tool_use is a warning and is not subject to the balance rule (which speaks of "assistant message[s]").',
   },
 
+  "message.structured-content-schema": {
+    level: "SHOULD",
+    summary:
+      "A tool_result's structuredContent conforms to the outputSchema of the tool it answers (toolUseId → the tool_use's name → the params.tools entry).",
+    eras: FROM_2025_11,
+    channels: REQ,
+    ref: { page: "schema", type: "ToolResultContent" },
+    decision:
+      "The tool is the first params.tools entry with the answered tool_use's name that has an outputSchema; JSON Schema 2020-12 unless $schema names draft-07 or 2019-09; unknown keywords ignored, format not asserted. An outputSchema that cannot be compiled (invalid, unknown $schema, a $ref that does not resolve) is not checked for this rule. SHOULD: a warning, but one a relay refuses a request for (REFUSED_SHOULD), as the register row expects.",
+  },
+
   // ---- capabilities ----
   "request.tools-capability": {
     level: "MUST",
@@ -447,6 +458,14 @@ export const RULES: Readonly<Record<RuleId, RuleInfo>> = Object.fromEntries(
 ) as Record<RuleId, RuleInfo>;
 
 export const RULE_IDS = Object.keys(DEFS) as RuleId[];
+
+/**
+ * SHOULD-level rules a relay acts on as on MUST-level ones: it refuses a request that breaks them before anyone is
+ * asked (-32602; 2026-07-28: the input is withheld). Their findings stay warnings (code null) in a verdict;
+ * `refusalVerdict` counts them as errors. The register row of each expects the refusal, at its SHOULD severity (a
+ * relay that delivers such a request gets a warning, not a failure).
+ */
+export const REFUSED_SHOULD: ReadonlySet<RuleId> = new Set<RuleId>(["message.structured-content-schema"]);
 
 function eraRange(eras: readonly Era[]): string {
   if (eras.length === ERAS.length) return "all";

@@ -13,6 +13,7 @@ import { type Era, isModernEra } from "../protocol/eras.ts";
 import { requestParamsOk, resultOk } from "./fast.ts";
 import { Collector, escapeToken } from "./findings.ts";
 import { reportRequestIssues, reportResultIssues } from "./issues.ts";
+import { checkStructuredContent } from "./output-schema.ts";
 import { checkToolLoop, scanResultContent, ToolLoop } from "./pairing.ts";
 import { isJsonObject, SCHEMAS } from "./schemas.ts";
 import type { RequestContext, ResultContext, SamplingCapabilities, Verdict } from "./types.ts";
@@ -27,16 +28,21 @@ function requestInto(params: unknown, ctx: RequestContext, out: Collector): void
   // The tool loop runs inside the pre-check's walk: one pass over the messages instead of two, which is what
   // keeps the cost per message flat once a long loop no longer fits in the CPU cache.
   const mark = out.mark();
-  const loop = tools ? new ToolLoop(out) : undefined;
+  let loop = tools ? new ToolLoop(out) : undefined;
   if (requestParamsOk(params, schemas.features, loop)) {
     loop?.end();
   } else {
     out.rollback(mark); // schema findings come first: redo the tool loop after them
     const parsed = schemas.createMessageRequestParams.safeParse(params);
     if (!parsed.success) reportRequestIssues(parsed.error.issues, params, ctx.era, out);
-    if (tools && isJsonObject(params) && Array.isArray(params.messages)) checkToolLoop(params.messages, out);
+    loop =
+      tools && isJsonObject(params) && Array.isArray(params.messages)
+        ? checkToolLoop(params.messages, out)
+        : undefined;
   }
   if (!isJsonObject(params) || !tools) return;
+  // Only a tool_result with structuredContent that answers a tool_use makes the tools' outputSchemas be read.
+  if (loop?.structured) checkStructuredContent(params.tools, loop.structured, out);
   checkCapabilities(params, ctx.capabilities, out);
 }
 

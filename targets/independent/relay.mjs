@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // An independent MCP sampling relay, written from the sampling spec (/work/shared/reference/spec-sampling.md)
-// without looking at or importing anything of src/ (no reference relay, no validator, no SDK): Node built-ins only.
+// without looking at or importing anything of src/ (no reference relay, no validator, no SDK): Node built-ins, and
+// ajv for JSON Schema (rules.mjs: structuredContent against its tool's outputSchema).
 // It exists so that the harness can be checked against a second correct relay: a case that fails this relay
 // too is a suspect of demanding more than the spec does.
 //

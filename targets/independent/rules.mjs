@@ -3,7 +3,10 @@
 // { at: "messages[2].content[0]", why: "…" }, or null when the message is acceptable.
 //
 // Leniency policy: the schemas are open (unknown keys allowed), so only what the spec requires or
-// forbids is checked; SHOULD-level advice (e.g. includeContext without sampling.context) is not refused.
+// forbids is checked; SHOULD-level advice (e.g. includeContext without sampling.context) is not refused. One
+// exception: a tool_result whose structuredContent breaks its tool's outputSchema ("this SHOULD conform to that
+// schema") is refused, since the answerer would otherwise reason on output the tool's own contract rules out.
+// That check uses ajv (JSON Schema), the one package this relay takes from node_modules.
 
 export const ERAS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
 export const MODERN = "2026-07-28";
@@ -13,6 +16,9 @@ export const atLeast = (a, b) => a >= b;
 // Era names are ISO dates: they compare as strings (Math.min would turn them into NaN).
 // biome-ignore lint/complexity/useMathMinMax: strings, not numbers
 export const olderOf = (a, b) => (a <= b ? a : b);
+
+import { Ajv } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
 
 const isObj = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 const isStr = (v) => typeof v === "string";
@@ -216,6 +222,60 @@ function checkToolLoop(messages, blocksOf) {
   });
 }
 
+// JSON Schema: 2020-12 is MCP's dialect from 2025-11-25 on; draft-07 (what earlier MCP and zod-to-json-schema
+// write) when the schema says so. Unknown keywords are ignored, formats are annotations, nothing is fetched.
+const AJV_OPTIONS = { strict: false, logger: false, addUsedSchema: false, validateFormats: false };
+const dialects = { "2020-12": null, "draft-07": null };
+function schemaChecker(schema) {
+  const declared = typeof schema.$schema === "string" ? schema.$schema : "";
+  const dialect =
+    declared === "" || declared.includes("2020-12")
+      ? "2020-12"
+      : declared.includes("draft-07")
+        ? "draft-07"
+        : null;
+  if (dialect === null) return null; // a dialect this relay does not read: not checked
+  dialects[dialect] ??= dialect === "draft-07" ? new Ajv(AJV_OPTIONS) : new Ajv2020(AJV_OPTIONS);
+  const ajv = dialects[dialect];
+  const { $schema, ...rest } = schema;
+  try {
+    return ajv.compile(rest);
+  } catch {
+    return null; // not a schema ajv can compile: the rule cannot be applied
+  } finally {
+    ajv.removeSchema(rest);
+    if (JSON.stringify(rest).includes('"$id"')) dialects[dialect] = null; // its ids stay out of the next schema
+  }
+}
+
+/**
+ * ToolResultContent.structuredContent: "If the tool defined an outputSchema, this SHOULD conform to that schema."
+ * The tool of a tool_result: the tool_use with its toolUseId in the message before (the tool loop was checked
+ * first), by that tool_use's name, among params.tools.
+ */
+function checkStructuredContent(params, blocksOf) {
+  if (!Array.isArray(params.tools)) return;
+  const schemas = new Map();
+  for (const t of params.tools)
+    if (isObj(t) && isObj(t.outputSchema) && !schemas.has(t.name)) schemas.set(t.name, t.outputSchema);
+  if (schemas.size === 0) return;
+  blocksOf.forEach((blocks, i) => {
+    blocks.forEach((b, j) => {
+      if (b.type !== "tool_result" || b.structuredContent === undefined) return;
+      const use = blocksOf[i - 1]?.find((u) => u.type === "tool_use" && u.id === b.toolUseId);
+      const schema = use ? schemas.get(use.name) : undefined;
+      if (schema === undefined) return;
+      const check = schemaChecker(schema);
+      if (check === null || check(b.structuredContent)) return;
+      const e = check.errors?.[0];
+      fail(
+        `messages[${i}].content[${j}].structuredContent${e?.instancePath ?? ""}`,
+        `structuredContent breaks the outputSchema of tool ${JSON.stringify(use.name)}: ${e?.message ?? "invalid"}`,
+      );
+    });
+  });
+}
+
 /**
  * A sampling/createMessage params object as sent in `era`. `caps` is what the answering side declared:
  * { sampling?: { tools?: {} } }.
@@ -253,6 +313,7 @@ export function requestProblem(params, era, _caps) {
     if (atLeast(era, "2025-11-25")) {
       checkTools(params);
       checkToolLoop(params.messages, blocksOf);
+      checkStructuredContent(params, blocksOf);
     }
     return null;
   });

@@ -110,6 +110,42 @@ describe("differential", () => {
   });
 });
 
+describe("the oracle on a SHOULD a relay refuses for", () => {
+  it("expects a structuredContent that breaks its tool's outputSchema refused before asking, on its own row", () => {
+    const tools = [
+      { name: "f", inputSchema: { type: "object" }, outputSchema: { type: "object", required: ["n"] } },
+    ];
+    const withResult = (structuredContent: unknown) => ({
+      params: {
+        messages: [
+          { role: "user", content: { type: "text", text: "q" } },
+          { role: "assistant", content: [{ type: "tool_use", id: "a", name: "f", input: {} }] },
+          {
+            role: "user",
+            content: [{ type: "tool_result", toolUseId: "a", content: [], structuredContent }],
+          },
+        ],
+        maxTokens: 10,
+        tools,
+      },
+      result,
+    });
+    const legacy = oracle(withResult({}), "2025-11-25", FUZZ_CAPABILITIES);
+    expect(legacy).toMatchObject({
+      row: "sampling-toolresult-structured-conform-outputschema",
+      side: "client",
+      expect: [{ outcome: "error", code: -32602, asked: false }],
+    });
+    expect(legacy.says).toMatch(/message\.structured-content-schema/);
+    expect(oracle(withResult({}), "2026-07-28", FUZZ_CAPABILITIES).expect).toEqual([
+      { outcome: "withheld", asked: false },
+    ]);
+    expect(oracle(withResult({ n: 1 }), "2025-11-25", FUZZ_CAPABILITIES).row).toBe(
+      "sampling-relay-content-unchanged",
+    );
+  });
+});
+
 describe("attribution of counterexamples", () => {
   const base = {
     exchange,

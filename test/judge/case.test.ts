@@ -149,6 +149,43 @@ describe("judgeCase: delivered", () => {
     expect(elsewhere.checks.find((c) => c.id === "valid-result-delivered")).toMatchObject({ level: "info" });
   });
 
+  it("counts a delivered structuredContent that breaks its tool's outputSchema (a SHOULD a relay refuses for) toward its own row", () => {
+    const tool = {
+      name: "get_weather",
+      inputSchema: { type: "object" },
+      outputSchema: { type: "object", required: ["celsius"] },
+    };
+    const history = (structuredContent: unknown) => ({
+      messages: [
+        { role: "user", content: { type: "text", text: `Weather? ${CANARY}` } },
+        { role: "assistant", content: [{ type: "tool_use", id: "a", name: "get_weather", input: {} }] },
+        { role: "user", content: [{ type: "tool_result", toolUseId: "a", content: [], structuredContent }] },
+      ],
+      maxTokens: 8,
+      tools: [tool],
+    });
+    const row = "sampling-toolresult-structured-conform-outputschema";
+    const bad = history({ conditions: "mild" });
+    const own = judge([{ outcome: "error", asked: false }], obs({ sent: bad, asked: [bad] }), {
+      severity: "warning",
+      cell: { row, side: "server" },
+    });
+    expect(own.status).toBe("warn");
+    expect(own.checks.find((c) => c.id === "valid-request-delivered")).toMatchObject({
+      ok: false,
+      rule: "message.structured-content-schema",
+      countsFor: { row, side: "server" },
+    });
+    // Carried by another row's case: recorded there as info (judge-runs gives it to this row, at its severity).
+    const elsewhere = judge([{ outcome: "delivered" }], obs({ sent: bad, asked: [bad] }), {
+      cell: { row: "sampling-tool-use-result-balance", side: "server" },
+    });
+    expect(elsewhere.status).toBe("pass");
+    expect(elsewhere.checks.find((c) => c.id === "valid-request-delivered")).toMatchObject({ level: "info" });
+    const good = history({ celsius: 18 });
+    expect(judge([{ outcome: "delivered" }], obs({ sent: good, asked: [good] })).status).toBe("pass");
+  });
+
   it("fails a changed request, a repeated question, and an answer that never came", () => {
     const changed = { ...sent, maxTokens: 9 };
     const v = judge(delivered, obs({ asked: [changed] }));

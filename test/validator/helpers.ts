@@ -1,5 +1,5 @@
 import type { Mutation } from "../../src/fuzz/mutations.ts";
-import { type Verdict, validateRequest, validateResult } from "../../src/validator/index.ts";
+import { refusalVerdict, type Verdict, validateRequest, validateResult } from "../../src/validator/index.ts";
 
 /** Small builders for validator tests (not a test file itself). */
 export type Json = Record<string, unknown>;
@@ -48,12 +48,17 @@ export const result = (content: unknown, extra: Json = {}): Json => ({
   ...extra,
 });
 
-/** The reference validator's verdict on a generated mutation: its request, or its result against that request. */
+/**
+ * The reference validator's verdict on a generated mutation, as a relay acts on it (refusalVerdict: the SHOULD
+ * findings a relay refuses for count as errors): its request, or its result against that request.
+ */
 export function verdictOf(m: Mutation): Verdict {
   return m.target === "request"
-    ? validateRequest(
-        m.params,
-        m.capabilities ? { era: m.era, capabilities: m.capabilities } : { era: m.era },
+    ? refusalVerdict(
+        validateRequest(
+          m.params,
+          m.capabilities ? { era: m.era, capabilities: m.capabilities } : { era: m.era },
+        ),
       )
     : validateResult(m.result, { era: m.era, request: m.params });
 }

@@ -9,6 +9,7 @@ import { legalExchange, legalRequest, legalResult, toolLoopRequest } from "../..
 import { mutation } from "../../src/fuzz/mutations.ts";
 import {
   ERAS,
+  refusalVerdict,
   validateInputRequests,
   validateInputResponses,
   validateRequest,
@@ -86,7 +87,7 @@ describe("2026-07-28 input wrappers", () => {
             good: { method: "sampling/createMessage", params: ok.params },
             "bad/key": { method: "sampling/createMessage", params: m.params },
           };
-          const v = validateInputRequests(inputRequests, { era });
+          const v = refusalVerdict(validateInputRequests(inputRequests, { era }));
           const hit = v.errors.find((f) => f.rule === m.expectRule);
           expect(hit?.pointer.startsWith("/bad~1key/params")).toBe(true);
           expect(v.errors.every((f) => f.pointer.startsWith("/bad~1key/"))).toBe(true);

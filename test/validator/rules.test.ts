@@ -33,6 +33,7 @@ import {
   toolResult,
   toolUse,
   user,
+  WEATHER_TOOL,
 } from "./helpers.ts";
 
 interface Case {
@@ -449,6 +450,18 @@ const CASES: Case[] = [
     eras: NEW,
     pointer: "/messages/1/content",
     run: req(toolParams([user(text()), assistant(toolUse("a")), user(text("never mind"))])),
+    channel: "request",
+  },
+  {
+    name: "structuredContent missing a property its tool's outputSchema requires",
+    rule: "message.structured-content-schema",
+    eras: NEW,
+    pointer: "/messages/2/content/1/structuredContent",
+    run: req(
+      loop([toolResult("a"), { ...toolResult("b"), structuredContent: {} }], {
+        tools: [{ ...WEATHER_TOOL, outputSchema: { type: "object", required: ["celsius"] } }],
+      }),
+    ),
     channel: "request",
   },
   {
