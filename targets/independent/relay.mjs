@@ -17,6 +17,11 @@
 //  - 2026-07-28 (multi-round-trip): checks each sampling entry of an input_required result against the
 //    capabilities of that call (-32602 malformed, -32021 capability missing), then checks the answers in the
 //    retry's inputResponses before forwarding it (-32602 to the downstream, nothing forwarded).
+//  - ends of different generations: a legacy downstream in front of a 2026-07-28 upstream (initialize refused
+//    with -32022) has each sampling input of a round put to it as sampling/createMessage, and the answers go up in
+//    one retry; a 2026-07-28 downstream in front of a legacy upstream (server/discover not answered with
+//    2026-07-28) has each sampling/createMessage put to it as an input_required round of its call. An input nobody
+//    gave is absent in 2026-07-28; in the legacy eras a missing key is a decline (-1) and silence is expiry.
 //
 // Deliberate differences from the reference relay (src/relay): its own error wording, a 1200 ms default
 // deadline (not 1500), a "dev.independent/relay" _meta entry on what it originates itself (its initialize
