@@ -650,7 +650,16 @@ function legacyReply(reply) {
 }
 
 function towardModern(msg) {
-  if (MRTR_METHODS.has(msg.method)) return void callInRounds(msg);
+  if (MRTR_METHODS.has(msg.method)) {
+    callInRounds(msg).catch((e) =>
+      down.fail(msg.id, {
+        code: -32603,
+        message: `the relay failed this call: ${e?.message ?? e}`,
+        data: ourData("bridge"),
+      }),
+    );
+    return;
+  }
   forwardUpstream(msg, (reply) => relayReply(down, msg.id, legacyReply(reply)), withModernMeta(msg.params));
 }
 
