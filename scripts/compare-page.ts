@@ -30,7 +30,7 @@ try {
       cwd: ROOT,
       stdio: "inherit",
     });
-    // A failing cell is the page's to show (the independent relay lags on era bridging: its kill-matrix gaps).
+    // A failing cell is the page's to show (exit 1 is a verdict, not a broken run).
     if (run.status !== 0 && run.status !== 1) throw new Error(`${profile}: exit ${run.status}`);
     return join(out, "results.json");
   });

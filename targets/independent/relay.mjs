@@ -18,6 +18,11 @@
 //  - 2026-07-28 (multi-round-trip): checks each sampling entry of an input_required result against the
 //    capabilities of that call (-32602 malformed, -32021 capability missing), then checks the answers in the
 //    retry's inputResponses before forwarding it (-32602 to the downstream, nothing forwarded).
+//  - ends of different generations: a legacy downstream in front of a 2026-07-28 upstream (initialize refused
+//    with -32022) has each sampling input of a round put to it as sampling/createMessage, and the answers go up in
+//    one retry; a 2026-07-28 downstream in front of a legacy upstream (server/discover not answered with
+//    2026-07-28) has each sampling/createMessage put to it as an input_required round of its call. An input nobody
+//    gave is absent in 2026-07-28; in the legacy eras a missing key is a decline (-1) and silence is expiry.
 //
 // Deliberate differences from the reference relay (src/relay): its own error wording, a 1200 ms default
 // deadline (not 1500), a "dev.independent/relay" _meta entry on what it originates itself (its initialize
@@ -25,6 +30,7 @@
 // era the downstream asked for (it speaks every era) while it validates for the era of each hop.
 
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import {
   atLeast,
   declaresSampling,
@@ -42,6 +48,12 @@ import { Side } from "./wire.mjs";
 const META_KEY = "dev.independent/relay";
 const PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+const CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
+const SERVER_INFO = "io.modelcontextprotocol/serverInfo";
+/** The per-request _meta entries of 2026-07-28 that describe the client (nothing a legacy server reads). */
+const CLIENT_META = [PROTOCOL_VERSION, CLIENT_CAPABILITIES, CLIENT_INFO];
+/** What the relay asks a legacy upstream for when its downstream speaks 2026-07-28. */
+const NEWEST_LEGACY = "2025-11-25";
 const SAMPLING = "sampling/createMessage";
 /** Client requests that may be answered with input_required (2026-07-28 MRTR). */
 const MRTR_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
@@ -87,8 +99,19 @@ const state = {
   downCaps: {},
   /** Whether the legacy downstream sent notifications/initialized (no sampling request goes down before it). */
   downInitialized: false,
+  /** The clientInfo the legacy downstream gave at initialize (passed on in _meta to a 2026-07-28 upstream). */
+  downInfo: undefined,
+  /**
+   * When the two ends speak different generations: "to-modern" (a legacy downstream, a 2026-07-28 upstream),
+   * "to-legacy" (a 2026-07-28 downstream, a legacy upstream), "unreachable" (a 2026-07-28 downstream, an upstream
+   * that speaks neither); undefined when both ends speak alike.
+   */
+  bridge: undefined,
+  /** "to-legacy": the legacy upstream's initialize result; "unreachable": the error every request gets. */
+  upServer: undefined,
+  upUnreachable: undefined,
 };
-/** Sampling questions waiting for the downstream's notifications/initialized: upstream id → ask. */
+/** Questions waiting for the downstream's notifications/initialized: upstream id (or a bridge's own key) → ask. */
 const awaitingInitialized = new Map();
 /** Downstream request id → upstream id, for requests we forwarded upstream (to map cancellations). */
 const forwardedUp = new Map();
@@ -124,16 +147,42 @@ function ourData(stage, at, extra = {}) {
 // ---------------------------------------------------------------------------------------------- downstream → us
 
 function fromDownstream(msg) {
+  // A 2026-07-28 downstream's first request makes us find out what the upstream speaks; what comes meanwhile waits.
+  if (upstreamSettling) return void upstreamSettling.then(() => fromDownstream(msg));
   const isRequest = msg.id !== undefined && typeof msg.method === "string";
-  if (!isRequest && msg.method === "notifications/initialized") downstreamInitialized();
-  if (!isRequest) return notification(msg, forwardedUp, up);
-  if (state.mode === undefined) state.mode = looksModern(msg) ? "modern" : "legacy";
-  if (msg.method === "initialize" && state.mode === "legacy") return initialize(msg);
-  if (state.mode === "modern" && MRTR_METHODS.has(msg.method)) return modernCall(msg);
+  if (!isRequest) return fromDownstreamNotification(msg);
+  if (state.mode === undefined) {
+    state.mode = looksModern(msg) ? "modern" : "legacy";
+    if (state.mode === "modern") return settleUpstream(msg);
+  }
+  if (state.mode === "legacy") return legacyRequest(msg);
+  modernRequest(msg);
+}
+
+function legacyRequest(msg) {
+  if (msg.method === "initialize") return initialize(msg);
   // A legacy ping asks whether we are alive; answer it ourselves (2026-07-28 results carry a resultType, so
   // there the upstream answers).
-  if (msg.method === "ping" && state.mode === "legacy") return down.reply(msg.id, {});
+  if (msg.method === "ping") return down.reply(msg.id, {});
+  if (state.bridge === "to-modern") return towardModern(msg);
   forwardUpstream(msg, (reply) => relayReply(down, msg.id, reply));
+}
+
+function modernRequest(msg) {
+  if (state.bridge === "to-legacy") return towardLegacy(msg);
+  if (state.bridge === "unreachable") return down.fail(msg.id, state.upUnreachable);
+  if (MRTR_METHODS.has(msg.method)) return modernCall(msg);
+  forwardUpstream(msg, (reply) => relayReply(down, msg.id, reply));
+}
+
+function fromDownstreamNotification(msg) {
+  if (msg.method === "notifications/initialized") {
+    downstreamInitialized();
+    if (state.bridge === "to-modern") return; // 2026-07-28 has no initialize, so nothing to confirm upstream
+  }
+  if (msg.method === "notifications/cancelled" && state.bridge === "to-modern")
+    withdrawnCalls.add(msg.params?.requestId);
+  notification(msg, forwardedUp, up);
 }
 
 /** A 2026-07-28 client opens with server/discover, or puts the protocol version in every request's _meta. */
@@ -193,6 +242,7 @@ function initialize(msg) {
   const asked =
     ERAS.includes(p.protocolVersion) && p.protocolVersion !== MODERN ? p.protocolVersion : undefined;
   state.downCaps = isObj(p.capabilities) ? p.capabilities : {};
+  state.downInfo = isObj(p.clientInfo) ? p.clientInfo : undefined;
   const params = {
     ...p,
     capabilities: capabilitiesForUpstream(state.downCaps, asked),
@@ -202,6 +252,8 @@ function initialize(msg) {
 }
 
 function initialized(msg, asked, reply) {
+  // 2026-07-28 servers have no initialize and refuse it as an unsupported protocol version: bridge to them.
+  if (reply.error?.code === -32022) return tryModernUpstream(msg, asked, reply.error);
   if ("error" in reply) return down.fail(msg.id, reply.error);
   const agreed = reply.result?.protocolVersion;
   if (!ERAS.includes(agreed) || agreed === MODERN) {
@@ -224,7 +276,7 @@ function fromUpstream(msg) {
   const isRequest = msg.id !== undefined && typeof msg.method === "string";
   if (!isRequest) return notification(msg, forwardedDown, down);
   if (msg.method === "ping") return up.reply(msg.id, {});
-  if (msg.method === SAMPLING) return sampling(msg);
+  if (msg.method === SAMPLING) return state.bridge === "to-legacy" ? questionForRound(msg) : sampling(msg);
   askDownstream(msg, (reply) => relayReply(up, msg.id, reply));
 }
 
@@ -248,11 +300,12 @@ function dropPending(upId) {
 
 /** Refuses an upstream request without asking anyone. */
 function refuse(id, code, stage, problem) {
-  up.fail(id, {
-    code,
-    message: `rejected: ${problem.why} (at ${problem.at})`,
-    data: ourData(stage, problem.at),
-  });
+  up.fail(id, refusal(code, stage, problem));
+}
+
+/** The error of a refusal: what is wrong and where. */
+function refusal(code, stage, problem) {
+  return { code, message: `rejected: ${problem.why} (at ${problem.at})`, data: ourData(stage, problem.at) };
 }
 
 // Limits the spec asks for without figures ("SHOULD implement rate limiting", "SHOULD implement iteration limits for
@@ -516,4 +569,453 @@ function checkInputResponses(params) {
   }
   rounds.delete(round.key);
   return null;
+}
+
+// ---------------------------------------------------------------------------------------------- shared by the bridges
+
+/** Whether a server/discover reply says the upstream speaks 2026-07-28. */
+function speaksModern(reply) {
+  const versions = reply.result?.supportedVersions;
+  return Array.isArray(versions) && versions.includes(MODERN);
+}
+
+/** A copy of `obj` without the listed keys. */
+function without(obj, keys) {
+  const out = { ...obj };
+  for (const k of keys) delete out[k];
+  return out;
+}
+
+/** The capabilities a 2026-07-28 request declares in its _meta, if it declares any. */
+function declaredOn(params) {
+  const caps = params?._meta?.[CLIENT_CAPABILITIES];
+  return isObj(caps) ? caps : undefined;
+}
+
+/** A state string nobody can guess, for the rounds we make up ourselves. */
+const newRequestState = () => `independent-relay:${randomBytes(12).toString("base64url")}`;
+
+// ---------------------------------------------------------------------------------------------- bridge: legacy downstream, 2026-07-28 upstream
+//
+// The downstream said initialize; the upstream refused it with -32022 and answers server/discover with 2026-07-28.
+// We answer initialize ourselves, send every request up with the per-request _meta of 2026-07-28 (the capabilities
+// the downstream declared, fitted to its era), and serve each input_required round of a call by asking the
+// downstream its questions as requests of its own era. The answers go up in one retry of the call (a new id,
+// inputResponses by key, requestState as we got it). A question the downstream declined, failed or let expire has
+// no answer to give: its key stays out of the retry, and when no question of the round got an answer there is no
+// retry at all (the server is not waiting for one) and the downstream's call fails with that question's error.
+
+/** Downstream calls the downstream cancelled: no further round goes up for them. */
+const withdrawnCalls = new Set();
+/** Input rounds one call may take before we give up on a server that keeps asking. */
+const MAX_INPUT_ROUNDS = 10;
+
+function tryModernUpstream(msg, asked, initRefusal) {
+  const downEra = asked ?? NEWEST_LEGACY;
+  const meta = modernMeta(downEra);
+  up.request("server/discover", { _meta: meta }, (reply) => {
+    if (!speaksModern(reply)) return down.fail(msg.id, initRefusal);
+    state.upEra = MODERN;
+    state.downEra = downEra;
+    state.bridge = "to-modern";
+    const found = isObj(reply.result) ? reply.result : {};
+    const info = found._meta?.[SERVER_INFO];
+    down.reply(msg.id, {
+      protocolVersion: downEra,
+      capabilities: isObj(found.capabilities) ? found.capabilities : {},
+      serverInfo: isObj(info) ? info : { name: "independent-relay", version: "0" },
+      ...(typeof found.instructions === "string" ? { instructions: found.instructions } : {}),
+      _meta: { [META_KEY]: { upstreamSpeaks: MODERN } },
+    });
+  });
+}
+
+/** The _meta a 2026-07-28 upstream needs on every request, on behalf of our legacy downstream. */
+function modernMeta(downEra = state.downEra) {
+  return {
+    [PROTOCOL_VERSION]: MODERN,
+    [CLIENT_CAPABILITIES]: capabilitiesForUpstream(state.downCaps, downEra),
+    [CLIENT_INFO]: state.downInfo ?? { name: "independent-relay", version: "0" },
+  };
+}
+
+function withModernMeta(params) {
+  const p = isObj(params) ? params : {};
+  return { ...p, _meta: { ...(isObj(p._meta) ? p._meta : {}), ...modernMeta() } };
+}
+
+/** A 2026-07-28 reply as a legacy client reads it: results do not say what they are. */
+function legacyReply(reply) {
+  if (!isObj(reply.result) || !("resultType" in reply.result)) return reply;
+  return { ...reply, result: without(reply.result, ["resultType"]) };
+}
+
+function towardModern(msg) {
+  if (MRTR_METHODS.has(msg.method)) {
+    callInRounds(msg).catch((e) =>
+      down.fail(msg.id, {
+        code: -32603,
+        message: `the relay failed this call: ${e?.message ?? e}`,
+        data: ourData("bridge"),
+      }),
+    );
+    return;
+  }
+  forwardUpstream(msg, (reply) => relayReply(down, msg.id, legacyReply(reply)), withModernMeta(msg.params));
+}
+
+/** Sends the call up (again) and waits for the reply. */
+const callUp = (msg, params) => new Promise((settle) => forwardUpstream(msg, settle, params));
+
+async function callInRounds(msg) {
+  const call = withModernMeta(msg.params);
+  const declared = call._meta[CLIENT_CAPABILITIES];
+  let reply = await callUp(msg, call);
+  for (let round = 1; reply.result?.resultType === "input_required"; round++) {
+    if (round > MAX_INPUT_ROUNDS) {
+      return down.fail(msg.id, {
+        code: -32000,
+        message: `refused: the server asked for input ${MAX_INPUT_ROUNDS} times in one call`,
+        data: ourData("limit"),
+      });
+    }
+    const bad = checkInputRequests(reply.result, declared);
+    if (bad) return down.fail(msg.id, bad);
+    const result = withinRate(reply.result);
+    const asked = Object.entries(isObj(result.inputRequests) ? result.inputRequests : {});
+    const outcomes = await Promise.all(asked.map(([, request]) => answerInput(request)));
+    const inputResponses = {};
+    let firstMiss;
+    asked.forEach(([key], i) => {
+      if ("result" in outcomes[i]) inputResponses[key] = outcomes[i].result;
+      else firstMiss ??= outcomes[i].error;
+    });
+    if (withdrawnCalls.delete(msg.id)) return;
+    // Nothing answered: the server is not waiting for a retry, and the client's call ends with the first miss.
+    if (asked.length > 0 && Object.keys(inputResponses).length === 0) return down.fail(msg.id, firstMiss);
+    const retry = asked.length > 0 ? { ...call, inputResponses } : { ...call };
+    if (Object.hasOwn(result, "requestState")) retry.requestState = result.requestState;
+    reply = await callUp(msg, retry);
+  }
+  withdrawnCalls.delete(msg.id);
+  relayReply(down, msg.id, legacyReply(reply));
+}
+
+/** One input request of a round, put to the legacy downstream: { result } or { error } (an absent input). */
+async function answerInput(request) {
+  if (!isObj(request) || typeof request.method !== "string") {
+    return {
+      error: {
+        code: -32603,
+        message: "the server's input request names no method",
+        data: ourData("inputRequests"),
+      },
+    };
+  }
+  if (request.method !== SAMPLING) return askLegacyDownstream(request.method, request.params);
+  const params = request.params;
+  const unfit = untranslatable(params, state.downEra);
+  if (unfit) return { error: refusal(-32602, "era", unfit) };
+  const reply = await askLegacyDownstream(SAMPLING, withoutUndeclared(params, state.downCaps, state.downEra));
+  if ("error" in reply) return reply;
+  // The downstream's era is the older one, so its rules are the stricter: an answer that keeps them fits both.
+  const bad = resultProblem(reply.result, params, state.downEra);
+  if (!bad) return reply;
+  return {
+    error: {
+      code: -32603,
+      message: `the answer cannot be passed on: ${bad.why} (at ${bad.at})`,
+      data: ourData("result", bad.at),
+    },
+  };
+}
+
+/** A request to the legacy downstream, under our deadline and after its notifications/initialized. */
+function askLegacyDownstream(method, params) {
+  return new Promise((settle) => {
+    const held = Symbol(method);
+    let downId;
+    const timer = setTimeout(() => {
+      awaitingInitialized.delete(held);
+      if (downId !== undefined) {
+        down.forget(downId);
+        down.notify("notifications/cancelled", {
+          requestId: downId,
+          reason: "the relay's answer deadline passed",
+        });
+      }
+      settle({ error: timedOut() });
+    }, deadlineMs);
+    const ask = () => {
+      downId = down.request(method, params, (reply) => {
+        clearTimeout(timer);
+        settle("error" in reply ? { error: ownErrorCopy(reply.error) } : { result: reply.result });
+      });
+    };
+    if (state.downInitialized) ask();
+    else awaitingInitialized.set(held, ask);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------- bridge: 2026-07-28 downstream, legacy upstream
+//
+// The downstream speaks 2026-07-28; the upstream does not answer server/discover with it, so we initialize it
+// (declaring what the downstream declares for sampling) and answer server/discover ourselves. A sampling request
+// the upstream sends during a call becomes an input_required round of that call, under a requestState of our own;
+// the downstream's retry with that state carries the answer (inputResponses[key]), which becomes the response. A
+// retry without the key is a decline (-1 upstream); no retry before our deadline is expiry (-32603), since a
+// 2026-07-28 client that declines simply does not come back, and we cannot tell that from one that never answers.
+
+/** Non-null while we find out what the upstream speaks (the downstream's requests wait for it). */
+let upstreamSettling = null;
+/** Calls of the downstream in flight at the legacy upstream (the upstream's questions join one of them). */
+const liveCalls = new Set();
+/** Rounds passed down, by our requestState (kept after expiry, so a late retry still gets its call's outcome). */
+const openRounds = new Map();
+let questionCount = 0;
+
+function settleUpstream(first) {
+  const meta = isObj(first.params?._meta) ? first.params._meta : {};
+  state.downCaps = declaredOn(first.params) ?? {};
+  const ownDiscover = first.method === "server/discover";
+  const probe = ownDiscover
+    ? first.params
+    : { _meta: Object.fromEntries(CLIENT_META.filter((k) => k in meta).map((k) => [k, meta[k]])) };
+  upstreamSettling = new Promise((settled) => {
+    const settle = (consumed) => {
+      upstreamSettling = null;
+      if (!consumed) modernRequest(first);
+      settled();
+    };
+    up.request("server/discover", probe, (reply) => {
+      if (!speaksModern(reply)) return initializeLegacyUpstream(meta, () => settle(false));
+      state.upEra = MODERN;
+      if (ownDiscover) relayReply(down, first.id, reply);
+      settle(ownDiscover);
+    });
+  });
+}
+
+function initializeLegacyUpstream(meta, then) {
+  const params = {
+    protocolVersion: NEWEST_LEGACY,
+    capabilities: capabilitiesForUpstream(state.downCaps, NEWEST_LEGACY),
+    clientInfo: isObj(meta[CLIENT_INFO]) ? meta[CLIENT_INFO] : { name: "independent-relay", version: "0" },
+    _meta: { [META_KEY]: { relay: "independent", deadlineMs, downstreamSpeaks: MODERN } },
+  };
+  up.request("initialize", params, (reply) => {
+    const agreed = reply.result?.protocolVersion;
+    if (ERAS.includes(agreed) && agreed !== MODERN) {
+      state.upEra = agreed;
+      state.bridge = "to-legacy";
+      state.upServer = reply.result;
+      up.notify("notifications/initialized");
+    } else {
+      state.bridge = "unreachable";
+      state.upUnreachable = {
+        code: -32603,
+        message: "the server behind this relay speaks no protocol version the relay can carry",
+        data: ourData("initialize", undefined, { upstream: reply.error ?? { protocolVersion: agreed } }),
+      };
+    }
+    then();
+  });
+}
+
+/** The legacy upstream's initialize result, told as a 2026-07-28 server/discover result. */
+function discoverAnswer() {
+  const s = state.upServer;
+  return {
+    resultType: "complete",
+    supportedVersions: [MODERN],
+    capabilities: isObj(s.capabilities) ? s.capabilities : {},
+    ...(typeof s.instructions === "string" ? { instructions: s.instructions } : {}),
+    _meta: { [SERVER_INFO]: s.serverInfo, [META_KEY]: { upstreamSpeaks: state.upEra } },
+  };
+}
+
+/** Params as a legacy server reads them: no 2026-07-28 client _meta, no input round fields. */
+function legacyParams(params) {
+  if (!isObj(params)) return params;
+  const out = without(params, ["inputResponses", "requestState"]);
+  if (!isObj(params._meta)) return out;
+  const meta = without(params._meta, CLIENT_META);
+  if (Object.keys(meta).length > 0) out._meta = meta;
+  else delete out._meta;
+  return out;
+}
+
+/** A legacy reply as a 2026-07-28 client reads it: every result says what it is. */
+function completeReply(reply) {
+  if (!isObj(reply.result) || "resultType" in reply.result) return reply;
+  return { ...reply, result: { ...reply.result, resultType: "complete" } };
+}
+
+function towardLegacy(msg) {
+  if (msg.method === "server/discover") return down.reply(msg.id, discoverAnswer());
+  if (MRTR_METHODS.has(msg.method)) return callWithRounds(msg);
+  forwardUpstream(msg, (reply) => relayReply(down, msg.id, completeReply(reply)), legacyParams(msg.params));
+}
+
+function callWithRounds(msg) {
+  const params = isObj(msg.params) ? msg.params : {};
+  const round = typeof params.requestState === "string" ? openRounds.get(params.requestState) : undefined;
+  if (round) return retried(round, msg);
+  const answers = params.inputResponses;
+  if (answers !== undefined && !(isObj(answers) && Object.keys(answers).length === 0)) {
+    return down.fail(msg.id, {
+      code: -32602,
+      message: "rejected: inputResponses answer no question this relay has open (unknown requestState)",
+      data: ourData("inputResponses", "requestState"),
+    });
+  }
+  const call = { waiting: msg.id, caps: declaredOn(params) ?? {}, questions: [], round: undefined };
+  call.upId = up.request(msg.method, legacyParams(params), (reply) => {
+    liveCalls.delete(call);
+    call.ended = reply;
+    drive(call);
+  });
+  forwardedUp.set(msg.id, call.upId);
+  liveCalls.add(call);
+}
+
+/** A sampling request of the legacy upstream: it joins the call in flight that has no question open. */
+function questionForRound(msg) {
+  const calls = [...liveCalls];
+  const call = calls.filter((c) => !c.round && c.questions.length === 0).at(-1) ?? calls.at(-1);
+  if (!call) {
+    return up.fail(msg.id, {
+      code: -32603,
+      message:
+        "the client behind this relay can only be asked during one of its calls, and none is in flight",
+      data: ourData("bridge"),
+    });
+  }
+  const open = [...openRounds.values()].filter((r) => !r.expired).reduce((n, r) => n + r.asked.length, 0);
+  const queued = calls.reduce((n, c) => n + c.questions.length, 0);
+  if (open + queued >= MAX_OPEN)
+    return refuse(msg.id, -32000, "limit", { at: "", why: `too many sampling requests open (${MAX_OPEN})` });
+  call.questions.push({ id: msg.id, params: msg.params });
+  setImmediate(() => drive(call)); // questions sent together go down together
+}
+
+/** What a call does next for the downstream request waiting on it: a round of questions, or its outcome. */
+function drive(call) {
+  if (call.waiting === undefined || call.round) return;
+  if (call.ended) {
+    for (const q of call.questions.splice(0))
+      up.fail(q.id, {
+        code: -32603,
+        message: "the call this question came with has ended",
+        data: ourData("bridge"),
+      });
+    const id = call.waiting;
+    call.waiting = undefined;
+    forwardedUp.delete(id);
+    return relayReply(down, id, completeReply(call.ended));
+  }
+  if (call.questions.length > 0) passDown(call);
+}
+
+/** Checks each waiting question (for the upstream's era and the call's capabilities) and passes it down. */
+function passDown(call) {
+  const inputRequests = {};
+  const asked = [];
+  for (const q of call.questions.splice(0)) {
+    const refused = roundRefusal(q.params, call.caps);
+    if (refused) {
+      up.fail(q.id, refused);
+      continue;
+    }
+    const key = `question-${++questionCount}`;
+    inputRequests[key] = { method: SAMPLING, params: withoutUndeclared(q.params, call.caps, MODERN) };
+    asked.push({ ...q, key });
+  }
+  if (asked.length === 0) return;
+  const requestState = newRequestState();
+  const round = { call, asked, requestState, expired: false };
+  round.timer = setTimeout(() => roundExpired(round), deadlineMs);
+  call.round = round;
+  openRounds.set(requestState, round);
+  while (openRounds.size > MAX_ROUNDS_KEPT) openRounds.delete(openRounds.keys().next().value);
+  const id = call.waiting;
+  call.waiting = undefined;
+  forwardedUp.delete(id);
+  down.reply(id, { resultType: "input_required", inputRequests, requestState });
+}
+
+function roundRefusal(params, caps) {
+  if (!declaresSampling(caps)) {
+    return {
+      code: -32601,
+      message: "sampling is not available here: the client behind this relay did not declare it on its call",
+      data: ourData("capability"),
+    };
+  }
+  const bad = requestProblem(params, state.upEra);
+  if (bad) return refusal(-32602, "request", bad);
+  if (usesTools(params) && !declaresSamplingTools(caps)) {
+    const at = params.tools !== undefined ? "tools" : "toolChoice";
+    return refusal(-32602, "capability", {
+      at,
+      why: "tool use was not declared (sampling.tools) by the client",
+    });
+  }
+  const loop = loopTooLong(params);
+  return loop ? refusal(-32000, "limit", loop) : null;
+}
+
+function roundExpired(round) {
+  round.expired = true;
+  round.call.round = undefined;
+  for (const q of round.asked) up.fail(q.id, timedOut());
+}
+
+/** The downstream's retry of a round: each question gets its answer, or a decline when its key is missing. */
+function retried(round, msg) {
+  const { call } = round;
+  const answers = msg.params.inputResponses;
+  if (answers !== undefined && !isObj(answers)) {
+    return down.fail(msg.id, {
+      code: -32602,
+      message: "rejected: inputResponses must be an object",
+      data: ourData("inputResponses", "inputResponses"),
+    });
+  }
+  // A late retry of an expired round, while the call is already asking again or already being retried.
+  if (call.waiting !== undefined || (call.round !== undefined && call.round !== round)) {
+    return down.fail(msg.id, {
+      code: -32602,
+      message: "rejected: this round has passed (the call has moved on without it)",
+      data: ourData("inputResponses", "requestState"),
+    });
+  }
+  clearTimeout(round.timer);
+  openRounds.delete(round.requestState);
+  call.caps = declaredOn(msg.params) ?? call.caps;
+  call.waiting = msg.id;
+  forwardedUp.set(msg.id, call.upId);
+  if (!round.expired) {
+    call.round = undefined;
+    for (const q of round.asked) answerQuestion(q, answers);
+  }
+  drive(call);
+}
+
+function answerQuestion(q, answers) {
+  if (!isObj(answers) || !Object.hasOwn(answers, q.key)) {
+    return up.fail(q.id, {
+      code: -1,
+      message: "declined: the client came back without an answer to this request",
+      data: ourData("bridge"),
+    });
+  }
+  const answer = answers[q.key];
+  const bad = resultProblem(answer, q.params, state.upEra);
+  if (!bad) return up.reply(q.id, answer);
+  up.fail(q.id, {
+    code: -32603,
+    message: `the answer cannot be passed on: ${bad.why} (at ${bad.at})`,
+    data: ourData("result", bad.at),
+  });
 }
