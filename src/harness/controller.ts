@@ -606,6 +606,7 @@ async function runItem(
         control,
         caseKey: `${kase.row}/${kase.id}@${era}`,
         params: c.params,
+        canary: c.canary,
         answer: c.answer,
         bystander: bystanderAnswer(kase.answer, c.canary),
       }),

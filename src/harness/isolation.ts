@@ -6,9 +6,10 @@ import { type Era, isModernEra } from "../protocol/eras.ts";
 import { ClientAnswerer } from "./answerer.ts";
 import { type ControlServer, recorded } from "./channels.ts";
 import { connectWhenReady, launchRelay, openDownstream, type UpstreamEndpoint } from "./endpoints.ts";
-import { callProbeAndRace } from "./ends.ts";
+import { type ArmedProbe, callProbeAndRace, type ProbeCallEnd } from "./ends.ts";
 import { FrameRecorder } from "./frames.ts";
 import { withCanary } from "./instantiate.ts";
+import { ModernAnswerer, ModernUpstream } from "./mrtr.ts";
 import { makeTempDir, removeTempDir } from "./processes.ts";
 import { fillPlaceholders, RELAY_LOG_CHARS, type RelayProcess } from "./relay-process.ts";
 import { type CaseRunOutput, upstreamWaitMs } from "./session.ts";
@@ -19,6 +20,8 @@ import {
   ASKER_FORWARD_WAIT_MS,
   CALL_END_GRACE_MS,
   ISOLATION_STOP_GRACE_MS,
+  MRTR_SECOND_ANSWER_MS,
+  MRTR_SETTLE_MS,
   OUTCOME_GRACE_MS,
   PROBE_CALL_SLACK_MS,
   UPSTREAM_POLL_MS,
@@ -60,6 +63,8 @@ export interface IsolationRunInput {
   control: ControlServer;
   caseKey: string;
   params: Record<string, unknown>;
+  /** The case × era canary in `params` and `answer` (2026-07-28: session B's token is derived from it). */
+  canary: string;
   /** Session A's answer (canary filled in). */
   answer: Answer;
   /** Session B's answer. */
@@ -71,15 +76,7 @@ export async function runIsolationCase(
   input: IsolationRunInput,
 ): Promise<CaseRunOutput & { harnessError?: string }> {
   const { profile, era } = input;
-  if (isModernEra(era)) {
-    // 2026-07-28 has no server-to-client request to route; its answerers are not two-session capable here.
-    return {
-      observation: { sent: input.params, asked: [], upstream: { kind: "broken", detail: "not driven" } },
-      frames: [],
-      negotiated: { upstream: null, downstream: null },
-      harnessError: `two-session cases are not driven in ${era} by this harness build`,
-    };
-  }
+  if (isModernEra(era)) return runModernIsolationCase(input);
   const recorder = new FrameRecorder();
   const tmp = makeTempDir();
   const upstreams: ScriptedUpstream[] = [];
@@ -236,4 +233,248 @@ async function probeOnce(
       ? call.error.message
       : `the relay answered the probe tool call with ${JSON.stringify(call.response.error ?? call.response.result).slice(0, 200)}`;
   return { kind: "broken", detail: `the upstream's sampling request was never answered: ${how}` };
+}
+
+/**
+ * 2026-07-28: session B's token, the case's canary under another prefix, so that neither token contains the other
+ * (what reached an end is traced to one session by the token it carries).
+ */
+export function secondAskerToken(canary: string): string {
+  return canary.startsWith("Cnry-") ? `CnryB-${canary.slice(5)}` : `B.${[...canary].reverse().join("")}`;
+}
+
+/** A JSON value with every occurrence of one token replaced by another. */
+function retoken<T>(value: T, from: string, to: string): T {
+  return JSON.parse(JSON.stringify(value).replaceAll(from, to)) as T;
+}
+
+/**
+ * Session B's answer in 2026-07-28: the case's answer under B's token, later than A's (twice A's delay, at least
+ * MRTR_SECOND_ANSWER_MS), so that A answers while B's exchange is still open at the relay.
+ */
+export function secondAskerAnswer(answer: Answer, canary: string): Answer {
+  const own = retoken(answer, canary, secondAskerToken(canary));
+  if (own.action !== "accept") return own;
+  return {
+    ...own,
+    delayMs: Math.max(MRTR_SECOND_ANSWER_MS, 2 * (answer.action === "accept" ? (answer.delayMs ?? 0) : 0)),
+  };
+}
+
+/** Resolves when `ready` holds, polling; false when `boundMs` passed first. */
+async function until(ready: () => boolean, boundMs: number): Promise<boolean> {
+  for (let waited = 0; !ready(); waited += ASKER_ANSWER_POLL_MS) {
+    if (waited >= boundMs) return false;
+    await sleep(ASKER_ANSWER_POLL_MS);
+  }
+  return true;
+}
+
+/**
+ * Session isolation in 2026-07-28 (multi-round-trip requests). There is no server→client request to route: what a
+ * relay can mix up is which call an input belongs to. Two clients on one relay each call the probe tool with a case
+ * key and a canary token of their own; the upstream answers each call with input_required under the SAME input key
+ * (the case's), each with its own requestState, so only requestState (or the call itself) tells the two exchanges
+ * apart. A calls first; B calls once A has been asked; A answers once B has been asked (after the case's delay), B
+ * later still: when A's answer comes, both exchanges are open at the relay, so a relay that files pending exchanges by
+ * input key, or continues the latest one, hands A's answer to B's call. B is a second asker, not a bystander: the
+ * verdict (src/judge/isolation.ts) wants each session asked its own request only and each upstream call's retry to
+ * carry its own session's answer under its own requestState.
+ */
+// Long: one relay, two clients and their upstream, set up, raced and reaped in one visible order.
+async function runModernIsolationCase(
+  input: IsolationRunInput,
+): Promise<CaseRunOutput & { harnessError?: string }> {
+  const { profile, era } = input;
+  const recorder = new FrameRecorder();
+  const tmp = makeTempDir();
+  const upstreams: ModernUpstream[] = [];
+  const closers: Array<() => Promise<void>> = [];
+  const probes: ArmedProbe[] = [];
+  let relay: RelayProcess | undefined;
+  let endpoint: UpstreamEndpoint | undefined;
+  let accepting = true;
+  let asker: ModernAnswerer | undefined;
+  let second: ModernAnswerer | undefined;
+  const token = secondAskerToken(input.canary);
+  const secondParams = retoken(input.params, input.canary, token);
+  let outcomes: [UpstreamOutcome, UpstreamOutcome];
+  try {
+    const launched = await launchRelay(profile, input.profileFile, input.control, tmp);
+    endpoint = launched.endpoint;
+    relay = launched.relay;
+    const ep = endpoint;
+    // Every upstream connection the relay makes serves both calls (a relay may share one or open one per client).
+    void (async () => {
+      while (accepting) {
+        const channel = await ep.next(UPSTREAM_POLL_MS).catch(() => undefined);
+        if (!channel || !accepting) continue;
+        const label = profile.upstream.transport === "stdio" ? `upstream-${upstreams.length + 1}` : undefined;
+        const upstream = new ModernUpstream(recorded(channel, recorder, "upstream", label));
+        for (const probe of probes) upstream.arm(probe);
+        upstreams.push(upstream);
+      }
+    })();
+    const running = relay;
+    const exited = running.whenExited("during start-up");
+    const url = profile.downstream.url
+      ? fillPlaceholders(profile.downstream.url, launched.values)
+      : undefined;
+    const connect = async (session: string) => {
+      const connected = await connectWhenReady(
+        () => openDownstream(profile, running, url, recorder, session, era),
+        (channel) => new ModernAnswerer(channel, input.capabilities, profile.probe),
+        {
+          http: profile.downstream.transport !== "stdio",
+          deadline: performance.now() + profile.startupTimeoutMs,
+          gone: () => running.exited,
+          waiting: () => undefined,
+        },
+      );
+      closers.push(connected.close);
+      return connected.answerer;
+    };
+    asker = await Promise.race([connect(ASKER), exited]);
+    second = await Promise.race([connect(BYSTANDER), exited]);
+    outcomes = await exchangeTwice(input, asker, second, {
+      caseKey: `${input.caseKey}#${BYSTANDER}`,
+      params: secondParams,
+      answer: secondAskerAnswer(input.answer, input.canary),
+      arm: (probe) => {
+        probes.push(probe);
+        for (const upstream of upstreams) upstream.arm(probe);
+      },
+      settle: (caseKey) => {
+        for (const upstream of upstreams) upstream.settle(MRTR_SETTLE_MS, caseKey);
+      },
+    });
+  } catch (error) {
+    const broken: UpstreamOutcome = {
+      kind: "broken",
+      detail: `the relay session could not start: ${error instanceof Error ? error.message : String(error)}`,
+    };
+    outcomes = [broken, broken];
+  } finally {
+    accepting = false;
+    for (const upstream of upstreams) upstream.arm(undefined);
+  }
+  const gone = (o: UpstreamOutcome): UpstreamOutcome =>
+    relay?.exited && o.kind !== "result" && o.kind !== "error"
+      ? { kind: "broken", detail: `the relay ${relay.exited}` }
+      : o;
+  const observation: Observation = {
+    sent: input.params,
+    asked: [...(asker?.asked ?? [])],
+    answered: asker?.answered,
+    upstream: gone(outcomes[0]),
+    bystanders: [
+      {
+        session: BYSTANDER,
+        asked: [...(second?.asked ?? [])],
+        answered: second?.answered,
+        token,
+        upstream: gone(outcomes[1]),
+      },
+    ],
+  };
+  const output: CaseRunOutput = {
+    observation,
+    frames: recorder.since(0),
+    negotiated: { upstream: upstreams[0]?.negotiated ?? null, downstream: asker?.negotiated ?? null },
+  };
+  if (relay) output.relayLog = relay.stderr.slice(-RELAY_LOG_CHARS);
+  await Promise.all(closers.map((close) => close().catch(() => undefined)));
+  await relay?.stop(ISOLATION_STOP_GRACE_MS);
+  await endpoint?.close().catch(() => undefined);
+  removeTempDir(tmp);
+  return output;
+}
+
+interface SecondCall {
+  caseKey: string;
+  params: Record<string, unknown>;
+  answer: Answer;
+  arm: (probe: ArmedProbe) => void;
+  settle: (caseKey: string) => void;
+}
+
+/** Both calls, staggered as runModernIsolationCase describes; what the upstream got for A's call and for B's. */
+async function exchangeTwice(
+  input: IsolationRunInput,
+  asker: ModernAnswerer,
+  second: ModernAnswerer,
+  b: SecondCall,
+): Promise<[UpstreamOutcome, UpstreamOutcome]> {
+  const { profile } = input;
+  const waitMs = upstreamWaitMs(profile.caseTimeoutMs);
+  const callMs = profile.caseTimeoutMs + PROBE_CALL_SLACK_MS;
+  const armed = (caseKey: string, params: Record<string, unknown>) => {
+    let done!: (o: UpstreamOutcome) => void;
+    const outcome = new Promise<UpstreamOutcome>((resolve) => {
+      done = resolve;
+    });
+    let settled = false;
+    const probe: ArmedProbe = {
+      caseKey,
+      params,
+      waitMs,
+      done: (o) => {
+        if (settled) return;
+        settled = true;
+        done(o);
+      },
+    };
+    return { probe, outcome };
+  };
+  const a = armed(input.caseKey, input.params);
+  const other = armed(b.caseKey, b.params);
+  b.arm(a.probe);
+  b.arm(other.probe);
+  asker.script(input.answer);
+  second.script(b.answer);
+  let secondEnded = false;
+  // A answers only once B's exchange is open too (bounded: a relay that never asks B still gets A's answer).
+  asker.holdAnswer = async () => {
+    await until(() => second.asked.length > 0 || secondEnded, waitMs / 2);
+  };
+  const call = (answerer: ModernAnswerer, caseKey: string) =>
+    answerer.callProbe(caseKey, callMs).then(
+      (response): ProbeCallEnd => ({ response }),
+      (error: Error): ProbeCallEnd => ({ error }),
+    );
+  let askerEnded = false;
+  const callA = call(asker, input.caseKey).finally(() => {
+    askerEnded = true;
+  });
+  await until(() => asker.asked.length > 0 || askerEnded, waitMs / 2);
+  const callB = call(second, b.caseKey).finally(() => {
+    secondEnded = true;
+  });
+  return Promise.all([
+    outcomeOf(callA, a.outcome, () => b.settle(input.caseKey)),
+    outcomeOf(callB, other.outcome, () => b.settle(b.caseKey)),
+  ]);
+}
+
+/** What the upstream got for one call: its outcome, or, once the call ended and the upstream settled, why none. */
+async function outcomeOf(
+  call: Promise<ProbeCallEnd>,
+  outcome: Promise<UpstreamOutcome>,
+  settle: () => void,
+): Promise<UpstreamOutcome> {
+  const first = await Promise.race([outcome, call.then(() => undefined)]);
+  if (first) return first;
+  // The call ended: a retry still awaited is withheld after the settle time; a call never seen upstream is broken.
+  settle();
+  const late = await Promise.race([outcome, sleep(MRTR_SETTLE_MS + OUTCOME_GRACE_MS).then(() => undefined)]);
+  if (late) return late;
+  const end = await call;
+  const how =
+    "error" in end
+      ? end.error.message
+      : `the relay answered the probe tool call with ${JSON.stringify(end.response.error ?? end.response.result).slice(0, 200)}`;
+  return {
+    kind: "broken",
+    detail: `the call never reached the upstream as an input_required exchange: ${how}`,
+  };
 }

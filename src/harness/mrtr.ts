@@ -337,6 +337,11 @@ export class ModernAnswerer implements HarnessAnswerer {
   private answerFor: AnswerFor | undefined;
   /** Called when the script makes the answerer wait on purpose (an answer that comes late). */
   onWait: (() => void) | undefined;
+  /**
+   * Awaited before an accepted answer's delay starts (session isolation: the first asker answers only once the second
+   * session's call is in flight, so that two exchanges are open at the relay when the first answer comes).
+   */
+  holdAnswer: (() => Promise<void>) | undefined;
 
   constructor(
     channel: LineChannel,
@@ -425,6 +430,7 @@ export class ModernAnswerer implements HarnessAnswerer {
       // Declining (or failing, or never answering) a sampling input leaves it out: the call simply ends here.
       if (sampling > 0 && this.answer?.action !== "accept") return response;
       const delayMs = sampling > 0 && this.answer?.action === "accept" ? this.answer.delayMs : undefined;
+      if (sampling > 0 && this.holdAnswer) await this.holdAnswer();
       if (delayMs) {
         this.onWait?.();
         await new Promise((r) => setTimeout(r, delayMs));

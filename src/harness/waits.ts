@@ -65,6 +65,8 @@ export const ASKER_ANSWER_WAIT_MS = scaled(1_000);
 export const ASKER_FORWARD_WAIT_MS = scaled(300);
 /** How often the isolation runner looks whether the asker has answered (the answerer has no event for it). */
 export const ASKER_ANSWER_POLL_MS = scaled(50);
+/** 2026-07-28 isolation: the least delay of the second asker's answer, so the first asker answers while both are open. */
+export const MRTR_SECOND_ANSWER_MS = scaled(400);
 
 // --- review surface (reviewer.ts) ---
 

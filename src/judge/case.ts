@@ -7,6 +7,7 @@ import { type Era, isModernEra } from "../protocol/eras.ts";
 import { refusalVerdict, validateRequest, validateResult } from "../validator/index.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
 import { type DeliveredChannel, type RowRef, rowForRule } from "./attribution.ts";
+import { bystanderCheck, ownCallChecks } from "./isolation.ts";
 import { firstDifference, hasPointer, valueAt, withoutPointers } from "./json-diff.ts";
 import { hasMeaning, stackedPrefixes } from "./meanings.ts";
 import { type MrtrWireCheck, mrtrRetryChecks } from "./mrtr-wire.ts";
@@ -479,23 +480,6 @@ function askedOnceCheck(o: Observation): JudgeCheck[] {
   ];
 }
 
-/** Session isolation: a sampling request belongs to the session whose request caused it, and to no other. */
-function bystanderCheck(o: Observation): JudgeCheck[] {
-  if (!o.bystanders) return [];
-  const asked = o.bystanders.filter((b) => b.asked.length > 0);
-  const names = o.bystanders.map((b) => b.session).join(", ");
-  return [
-    {
-      id: "only-the-asker-asked",
-      ok: asked.length === 0,
-      detail:
-        asked.length === 0
-          ? `no other downstream session (${names}) was asked`
-          : `the sampling request also reached session ${asked.map((b) => `${b.session} (${b.asked.length}×)`).join(", ")}, whose requests did not cause it`,
-    },
-  ];
-}
-
 /** The id of the sampling request frame the upstream sent, and when; and when its response came back. */
 function upstreamRoundTime(frames: Frame[]): number | undefined {
   const sentFrame = frames.find(
@@ -630,6 +614,8 @@ const MRTR_ROWS: Record<MrtrWireCheck["id"], string> = {
 /** 2026-07-28: the retry's wire rules, judged from the upstream's frames; each counts toward its own row. */
 function mrtrChecks(input: JudgeInput): JudgeCheck[] {
   if (!isModernEra(input.era) || !input.frames) return [];
+  // Two sessions' calls interleave on the upstream's wire: their retries are judged per call (isolation.ts).
+  if (input.observation.bystanders) return [];
   return mrtrRetryChecks(input.frames).map((c) => {
     const counts: RowRef = { row: MRTR_ROWS[c.id], side: "client" };
     // Not the round trip's business either: it is judged on delivery and validity only.
@@ -666,7 +652,8 @@ export function judgeCase(input: JudgeInput): CaseVerdict {
   const common = [
     ...crossTalkCheck(o, input.canary),
     ...askedOnceCheck(o),
-    ...bystanderCheck(o),
+    ...bystanderCheck(o, input.canary),
+    ...ownCallChecks(o, input.canary, input.frames),
     ...validityChecks(input),
     ...mrtrChecks(input),
     ...sequenceChecks(input.sequence, o, input.era, input.cell?.side),

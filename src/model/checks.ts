@@ -96,7 +96,13 @@ export const CHECK_CATALOGUE = {
     rule: "sampling-human-in-loop-can-deny",
   },
   "only-the-asker-asked": {
-    proves: "no other downstream session received the sampling request",
+    proves:
+      "no other downstream session received the sampling request (2026-07-28, two askers: each session was asked its own request only)",
+    rule: "sampling-relay-answers-only-the-asker",
+  },
+  "answer-to-its-own-call": {
+    proves:
+      "2026-07-28, two sessions calling at once: each upstream call's retry carried only its own session's answer, under the requestState issued for that call",
     rule: "sampling-relay-answers-only-the-asker",
   },
   "expiry-in-time": {

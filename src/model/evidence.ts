@@ -125,10 +125,23 @@ export const ObservationSchema = z.object({
   sequence: z.array(SequenceEntrySchema).optional(),
   /**
    * Other downstream sessions on the same relay (session-isolation cases): what each was asked and answered. The
-   * answerer above is the asker, whose tool call caused the sampling request.
+   * answerer above is session A, the asker, whose tool call caused the sampling request (`sent`).
    */
   bystanders: z
-    .array(z.object({ session: z.string(), asked: z.array(z.unknown()), answered: z.unknown().optional() }))
+    .array(
+      z.object({
+        session: z.string(),
+        asked: z.array(z.unknown()),
+        answered: z.unknown().optional(),
+        /**
+         * 2026-07-28: the session is a second asker, calling the probe tool itself while A's call is open. `token` is
+         * the canary of its own request and answer (neither token contains the other), `upstream` what the upstream
+         * got back for its own call; it must be asked its own request only, and its answer must reach its own call.
+         */
+        token: z.string().optional(),
+        upstream: UpstreamOutcomeSchema.optional(),
+      }),
+    )
     .optional(),
 });
 export type Observation = z.infer<typeof ObservationSchema>;
