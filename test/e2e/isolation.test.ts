@@ -46,6 +46,65 @@ describe(`${ROW}: two downstream sessions on one relay`, () => {
     }
   });
 
+  it("2026-07-28: the reference relay over Streamable HTTP keeps two clients' calls apart under one input key", async () => {
+    const out = tempDir();
+    const r = await cliInProcess([
+      "run",
+      "--target",
+      "targets/reference-http.yaml",
+      "--rows",
+      ROW,
+      "--out",
+      out,
+      "--quiet",
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const [cell] = readResults(out).cells.filter((c) => c.row === ROW);
+    expect(cell?.era).toBe("2026-07-28");
+    expect(cell?.status, cell?.cases[0]?.reason).toBe("pass");
+    const [kase] = cell!.cases;
+    expect(kase?.id).toBe("two-calls-one-input-key");
+    const evidence = EvidenceSchema.parse(JSON.parse(readFileSync(join(out, kase!.evidence!), "utf8")));
+    const checks = new Map(evidence.verdict.checks.map((c) => [c.id, c]));
+    expect(checks.get("only-the-asker-asked")?.ok).toBe(true);
+    expect(checks.get("answer-to-its-own-call")?.ok).toBe(true);
+    // Two calls really were open at once, under the same input key and each with its own requestState.
+    const required = evidence.frames
+      .filter((f) => f.end === "upstream" && (f.message as any)?.result?.resultType === "input_required")
+      .map((f) => (f.message as any).result);
+    expect(required).toHaveLength(2);
+    expect(new Set(required.map((x) => Object.keys(x.inputRequests).join())).size).toBe(1);
+    expect(new Set(required.map((x) => x.requestState)).size).toBe(2);
+    const [b] = evidence.observation.bystanders!;
+    expect(b?.asked).toHaveLength(1);
+    expect(JSON.stringify(b?.upstream)).toContain(b!.token!);
+    expect(JSON.stringify(evidence.observation.upstream)).not.toContain(b!.token!);
+  });
+
+  it("2026-07-28: catches a relay that files pending exchanges by input key, so the first answer continues the second call", async () => {
+    const out = tempDir();
+    const r = await cliInProcess([
+      "run",
+      "--target",
+      "targets/broken/mrtr-state-by-input-key.yaml",
+      "--rows",
+      `sampling-relay-roundtrip,${ROW}`,
+      "--out",
+      out,
+      "--quiet",
+    ]);
+    expect(r.code, r.stderr).toBe(1);
+    const results = readResults(out);
+    // One call at a time it relays correctly: only the isolation row fails.
+    const [roundtrip] = results.cells.filter((c) => c.row === "sampling-relay-roundtrip");
+    expect(roundtrip?.status).toBe("pass");
+    const [cell] = results.cells.filter((c) => c.row === ROW);
+    expect(cell?.status).toBe("fail");
+    const reason = cell!.cases[0]!.reason;
+    expect(reason).toMatch(/the upstream call of session B received the answer of session A/);
+    expect(reason).toMatch(/session A's answer went upstream under the requestState of session B's call/);
+  });
+
   it("is n/a against a relay whose downstream is stdio (one client per process), and says why in the cell note", async () => {
     const out = tempDir();
     const r = await cliInProcess(["run", "--rows", ROW, "--era", "2025-11-25", "--out", out, "--quiet"]);
