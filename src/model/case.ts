@@ -262,8 +262,9 @@ export const CaseSchema = z
       .optional(),
     /**
      * 2: session isolation. One relay, two downstream client sessions: A (whose tool call causes the request)
-     * answers with `answer`, B answers at once with the same answer under a decoy canary. Not run against relays
-     * whose downstream is stdio (one session per process).
+     * answers with `answer`, B answers at once with the same answer under a decoy canary. In 2026-07-28 B is a second
+     * asker instead: it calls the probe tool too, under a token of its own, and answers its own input request later
+     * than A (src/harness/isolation.ts). n/a against relays whose downstream is stdio (one session per process).
      */
     sessions: z.literal(2).optional(),
     /**
