@@ -30,11 +30,17 @@ describe(`run --era ${ERA} over Streamable HTTP at both ends (reference relay)`,
     results = ResultsSchema.parse(JSON.parse(readFileSync(join(out, "results.json"), "utf8")));
   }, 240_000);
 
-  it("runs every 2026-07-28 case the stdio reference runs, era bridging included, and each passes", () => {
+  it("runs every 2026-07-28 case the stdio reference runs, era bridging included, and the two-session ones (n/a on stdio), and each passes", () => {
     const stdio = resolveRunConfig({ target: join(ROOT, "targets/reference.yaml"), era: ERA, seed: "11" });
-    const expected = planRun(stdio)
-      .work.map((w) => `${w.kase.row}/${w.kase.id}`)
-      .sort();
+    const http = resolveRunConfig({
+      target: join(ROOT, "targets/reference-http.yaml"),
+      era: ERA,
+      seed: "11",
+    });
+    // Session isolation needs two clients on one relay: n/a on a stdio downstream, run here.
+    const twoSession = planRun(http).work.filter((w) => w.kase.sessions === 2);
+    expect(twoSession.map((w) => w.kase.id)).toEqual(["two-calls-one-input-key"]);
+    const expected = [...planRun(stdio).work, ...twoSession].map((w) => `${w.kase.row}/${w.kase.id}`).sort();
     expect(expected.length).toBeGreaterThanOrEqual(20);
     expect(
       expected.filter((k) => k.startsWith("sampling-relay-adapts-to-downstream-era/")).length,
