@@ -300,7 +300,7 @@ async function runModernIsolationCase(
   const secondParams = retoken(input.params, input.canary, token);
   let outcomes: [UpstreamOutcome, UpstreamOutcome];
   try {
-    const launched = await launchRelay(profile, input.profileFile, input.control, tmp);
+    const launched = await launchRelay(profile, input.profileFile, input.control, tmp, era);
     endpoint = launched.endpoint;
     relay = launched.relay;
     const ep = endpoint;
