@@ -122,7 +122,7 @@ function describe(outcome: UpstreamOutcome): string {
     case "withheld":
       return `no answer (${outcome.detail})`;
     case "timeout":
-      return `nothing within ${outcome.afterMs} ms`;
+      return outcome.deadlineMs !== undefined ? `nothing within ${outcome.deadlineMs} ms` : "nothing in time";
     case "broken":
       return `a broken exchange (${outcome.detail})`;
   }

@@ -29,6 +29,13 @@ function stableObservation(o: Observation): Observation {
     ...o,
     upstream: stableOutcome(o.upstream),
     ...(o.sequence ? { sequence: o.sequence.map((s) => ({ ...s, outcome: stableOutcome(s.outcome) })) } : {}),
+    ...(o.bystanders
+      ? {
+          bystanders: o.bystanders.map((b) =>
+            b.upstream ? { ...b, upstream: stableOutcome(b.upstream) } : b,
+          ),
+        }
+      : {}),
   };
 }
 

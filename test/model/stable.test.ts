@@ -96,6 +96,26 @@ describe("stable output", () => {
     expect(EvidenceSchema.parse(JSON.parse(JSON.stringify(stable)))).toEqual(stable);
   });
 
+  it("evidence: a second session's own outcome (2026-07-28 isolation) loses its afterMs too", () => {
+    const twoSessions: Evidence = {
+      ...evidence,
+      observation: {
+        ...evidence.observation,
+        bystanders: [
+          {
+            session: "B",
+            asked: [],
+            token: "t",
+            upstream: { kind: "timeout", deadlineMs: 1500, afterMs: 1612 },
+          },
+        ],
+      },
+    };
+    const stable = stableEvidence(twoSessions);
+    expect(keys(stable).has("afterMs")).toBe(false);
+    expect(stable.observation.bystanders?.[0]?.upstream).toEqual({ kind: "timeout", deadlineMs: 1500 });
+  });
+
   it("results: no startedAt, finishedAt or durationMs; stable: true; schema-valid", () => {
     const stable = stableResults(results);
     for (const key of TIMING_KEYS) expect(keys(stable).has(key), key).toBe(false);
