@@ -30,26 +30,34 @@ export function fillPlaceholders(text: string, values: Placeholders): string {
   });
 }
 
-/** Whether a loopback TCP port can be bound right now (it is released again at once). */
-function bindable(port: number): Promise<boolean> {
+/** Whether a TCP port can be bound right now on `host` (undefined: every interface); released again at once. */
+function bindableOn(port: number, host: string | undefined): Promise<boolean> {
   const server = createServer();
   return new Promise((resolve) => {
     server.once("error", () => resolve(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+    server.listen(port, host, () => server.close(() => resolve(true)));
   });
 }
 
+/** Free on loopback and on every interface: a relay may bind either (supergateway listens on `::`). */
+async function bindable(port: number): Promise<boolean> {
+  return (await bindableOn(port, "127.0.0.1")) && (await bindableOn(port, undefined));
+}
+
+/** Below Linux's ephemeral range (32768–60999): no outgoing connection of any process holds these ports. */
+const PORT_RANGE = { from: 20_000, to: 32_767 };
+
 /**
- * A free loopback TCP port for a relay to listen on. Picked at random from 20000–59999 and checked, rather than
+ * A free TCP port for a relay to listen on. Picked at random from PORT_RANGE and checked, rather than
  * asked of the OS (port 0): the OS hands a just-released ephemeral port to the next asker, so two runs side by side
  * (parallel test files, CI shards on one host) could both give their relay the same port and talk to each other's.
  */
 export async function freePort(): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * 40_000);
+    const port = PORT_RANGE.from + Math.floor(Math.random() * (PORT_RANGE.to - PORT_RANGE.from + 1));
     if (await bindable(port)) return port;
   }
-  throw new Error("no free loopback port found in 20000-59999 after 50 tries");
+  throw new Error(`no free port found in ${PORT_RANGE.from}-${PORT_RANGE.to} after 50 tries`);
 }
 
 /** A running relay process; its whole process group is reaped on stop. */

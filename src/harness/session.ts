@@ -133,6 +133,9 @@ export class SessionStartError extends Error {
   }
 }
 
+/** A relay that could not listen on the port the harness picked for it (taken since the harness checked it). */
+const PORT_TAKEN = /\bEADDRINUSE\b/;
+
 /** What the relay wrote that is not JSON-RPC, quoted (the evidence keeps every such line whole). */
 function nonJsonHint(frames: Frame[]): string {
   const raw = frames.filter((f) => f.dir === "from-relay" && f.raw !== undefined && !f.truncated);
@@ -194,7 +197,21 @@ export class RelaySession {
     this.tmp = makeTempDir();
   }
 
+  /**
+   * Starts a relay session. The port the relay listens on is the harness's pick: should another process take it
+   * between the check and the relay's bind (the relay says EADDRINUSE), the start is tried once more on a new one.
+   */
   static async open(options: SessionOptions): Promise<RelaySession> {
+    try {
+      return await RelaySession.openOnce(options);
+    } catch (error) {
+      if (error instanceof SessionStartError && PORT_TAKEN.test(error.relayLog ?? ""))
+        return RelaySession.openOnce(options);
+      throw error;
+    }
+  }
+
+  private static async openOnce(options: SessionOptions): Promise<RelaySession> {
     const session = new RelaySession(options);
     session.recorder.mark();
     let timer: NodeJS.Timeout | undefined;
