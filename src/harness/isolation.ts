@@ -6,12 +6,13 @@ import { type Era, isModernEra } from "../protocol/eras.ts";
 import { ClientAnswerer } from "./answerer.ts";
 import { type ControlServer, recorded } from "./channels.ts";
 import { connectWhenReady, launchRelay, openDownstream, type UpstreamEndpoint } from "./endpoints.ts";
-import { type ArmedProbe, callProbeAndRace, type ProbeCallEnd } from "./ends.ts";
+import { type ArmedProbe, callProbeAndRace, type HarnessAnswerer, type ProbeCallEnd } from "./ends.ts";
 import { FrameRecorder } from "./frames.ts";
 import { withCanary } from "./instantiate.ts";
+import type { LineChannel } from "./jsonrpc-peer.ts";
 import { ModernAnswerer, ModernUpstream } from "./mrtr.ts";
 import { makeTempDir, removeTempDir } from "./processes.ts";
-import { fillPlaceholders, RELAY_LOG_CHARS, type RelayProcess } from "./relay-process.ts";
+import { fillPlaceholders, type Placeholders, RELAY_LOG_CHARS, type RelayProcess } from "./relay-process.ts";
 import { type CaseRunOutput, upstreamWaitMs } from "./session.ts";
 import { type Probe, ScriptedUpstream } from "./upstream.ts";
 import {
@@ -108,21 +109,15 @@ export async function runIsolationCase(
     })();
     const running = relay;
     const exited = running.whenExited("during start-up");
-    const url = profile.downstream.url ? fillPlaceholders(profile.downstream.url, values) : undefined;
-    const connect = async (session: string) => {
-      const connected = await connectWhenReady(
-        () => openDownstream(profile, running, url, recorder, session),
-        (channel) => new ClientAnswerer(channel, era, input.capabilities, profile.probe),
-        {
-          http: profile.downstream.transport !== "stdio",
-          deadline: performance.now() + profile.startupTimeoutMs,
-          gone: () => running.exited,
-          waiting: () => undefined,
-        },
-      );
-      closers.push(connected.close);
-      return connected.answerer;
-    };
+    const connect = sessionConnector(
+      profile,
+      running,
+      values,
+      recorder,
+      closers,
+      undefined,
+      (channel) => new ClientAnswerer(channel, era, input.capabilities, profile.probe),
+    );
     asker = await Promise.race([connect(ASKER), exited]);
     bystander = await Promise.race([connect(BYSTANDER), exited]);
     outcome = await probeOnce(input, asker, bystander, upstreams, recorder, (p) => {
@@ -185,6 +180,36 @@ async function askerAnswerSettled(asker: ClientAnswerer, recorder: FrameRecorder
   ) {
     await sleep(ASKER_ANSWER_POLL_MS);
   }
+}
+
+/**
+ * Connects one more downstream session (labelled `session`) to the relay once it is ready, with the answerer `make`
+ * builds; `era`: the era its HTTP requests announce (2026-07-28), else the answerer negotiates. Its closer is kept.
+ */
+function sessionConnector<A extends HarnessAnswerer>(
+  profile: TargetProfile,
+  relay: RelayProcess,
+  values: Placeholders,
+  recorder: FrameRecorder,
+  closers: Array<() => Promise<void>>,
+  era: Era | undefined,
+  make: (channel: LineChannel) => A,
+): (session: string) => Promise<A> {
+  const url = profile.downstream.url ? fillPlaceholders(profile.downstream.url, values) : undefined;
+  return async (session) => {
+    const connected = await connectWhenReady(
+      () => openDownstream(profile, relay, url, recorder, session, era),
+      make,
+      {
+        http: profile.downstream.transport !== "stdio",
+        deadline: performance.now() + profile.startupTimeoutMs,
+        gone: () => relay.exited,
+        waiting: () => undefined,
+      },
+    );
+    closers.push(connected.close);
+    return connected.answerer;
+  };
 }
 
 /** Arms the probe, has A call it with both sessions scripted, and returns what reached the upstream. */
@@ -317,23 +342,15 @@ async function runModernIsolationCase(
     })();
     const running = relay;
     const exited = running.whenExited("during start-up");
-    const url = profile.downstream.url
-      ? fillPlaceholders(profile.downstream.url, launched.values)
-      : undefined;
-    const connect = async (session: string) => {
-      const connected = await connectWhenReady(
-        () => openDownstream(profile, running, url, recorder, session, era),
-        (channel) => new ModernAnswerer(channel, input.capabilities, profile.probe),
-        {
-          http: profile.downstream.transport !== "stdio",
-          deadline: performance.now() + profile.startupTimeoutMs,
-          gone: () => running.exited,
-          waiting: () => undefined,
-        },
-      );
-      closers.push(connected.close);
-      return connected.answerer;
-    };
+    const connect = sessionConnector(
+      profile,
+      running,
+      launched.values,
+      recorder,
+      closers,
+      era,
+      (channel) => new ModernAnswerer(channel, input.capabilities, profile.probe),
+    );
     asker = await Promise.race([connect(ASKER), exited]);
     second = await Promise.race([connect(BYSTANDER), exited]);
     outcomes = await exchangeTwice(input, asker, second, {
