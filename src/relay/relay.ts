@@ -15,7 +15,6 @@ import { CODE } from "../protocol/wire.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
 import { ModernUpstreamBridge } from "./bridge-modern-upstream.ts";
 import { Unanswered, WireFailure } from "./failure.ts";
-import { HttpDownstreamTransport, httpUpstreamTransport } from "./http.ts";
 import { DEFAULT_LIMITS, loopLimited, type RelayLimits, rateLimited, toolRounds } from "./limits.ts";
 import { SharedTransport, UpstreamLink } from "./link.ts";
 import { DownstreamSwitch, ModernRelay } from "./mrtr.ts";
@@ -105,9 +104,13 @@ export async function runRelay(options: RelayOptions): Promise<void> {
   const client = new RelayClient({ name, version: "1" }, { capabilities: {} });
   const [program, ...args] = options.upstream;
   if (!program && !options.upstreamUrl) throw new Error("no upstream command given");
+  // Loaded only for an HTTP end: the SDK's Streamable HTTP transports pull in Node's fetch (undici) and an HTTP
+  // server framework, a third of what a stdio relay process would otherwise spend starting up.
+  const http =
+    options.upstreamUrl !== undefined || options.listen !== undefined ? await import("./http.ts") : undefined;
   const upstreamTransport = new SharedTransport(
-    options.upstreamUrl
-      ? httpUpstreamTransport(options.upstreamUrl)
+    options.upstreamUrl && http
+      ? http.httpUpstreamTransport(options.upstreamUrl)
       : new StdioClientTransport({
           command: program!,
           args,
@@ -298,7 +301,9 @@ export async function runRelay(options: RelayOptions): Promise<void> {
   };
 
   const downstreamTransport =
-    options.listen !== undefined ? new HttpDownstreamTransport(options.listen) : new StdioServerTransport();
+    options.listen !== undefined && http
+      ? new http.HttpDownstreamTransport(options.listen)
+      : new StdioServerTransport();
   // A 2026-07-28 downstream (no initialize; _meta protocolVersion on its first request) is served by the modern
   // path, which speaks 2026-07-28 upstream too; the SDK Server above only ever sees a legacy session.
   const modern = new ModernRelay({

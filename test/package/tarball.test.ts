@@ -67,7 +67,7 @@ describe("the npm package (SLOW: packs, installs and runs the tarball)", () => {
     for (const needed of [
       "bin/mcpx-conform.js",
       "dist/cli/main.mjs",
-      "dist/cli/relay-main.mjs",
+      "dist/cli/relay.cjs",
       "dist/lib/index.mjs",
       "dist/types/index.d.ts",
       "dist/schemas/target.schema.json",
