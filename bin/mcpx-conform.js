@@ -14,8 +14,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 // The relay command (started once per relay session of a run) has a build of its own that holds only the relay.
 const relayOnly = process.argv[2] === "relay";
 const compiled = join(root, relayOnly ? "dist/cli/relay.cjs" : "dist/cli/main.mjs");
-/** A relay that has run this long has compiled what serving a case needs: its code cache is written then. */
-const CACHE_AFTER_MS = 1000;
+/** A relay that has run this long has started its session: its code cache, written then, holds what that compiled. */
+const CACHE_AFTER_MS = 300;
 
 /** The newest modification time of any file under `dir` (0 when there is none). */
 function newest(dir) {
