@@ -1,6 +1,7 @@
 import type { Answer, Review } from "../model/case.ts";
 import type { AnswerFor } from "./ends.ts";
 import type { FrameRecorder } from "./frames.ts";
+import { requestText } from "./http-request.ts";
 import { REVIEW_LONG_POLL_MS, REVIEW_POLL_MS, REVIEW_REQUEST_TIMEOUT_MS } from "./waits.ts";
 
 /** What the harness reviewer saw on the relay's review surface and what it decided. */
@@ -104,16 +105,14 @@ export class Reviewer extends ReviewWatcher {
     const text = body === undefined ? undefined : JSON.stringify(body);
     if (text !== undefined)
       this.recorder?.record("review", "to-relay", JSON.stringify({ method, path, body }));
-    const response = await fetch(`${this.baseUrl}${path}`, {
+    const response = await requestText(`${this.baseUrl}${path}`, {
       method,
       headers: text === undefined ? {} : { "content-type": "application/json" },
-      body: text,
-      signal: AbortSignal.any([
-        AbortSignal.timeout(options.timeoutMs ?? REVIEW_REQUEST_TIMEOUT_MS),
-        ...(options.signal ? [options.signal] : []),
-      ]),
+      ...(text !== undefined ? { body: text } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      timeoutMs: options.timeoutMs ?? REVIEW_REQUEST_TIMEOUT_MS,
     });
-    const raw = await response.text();
+    const raw = response.text;
     let json: unknown = raw;
     try {
       json = JSON.parse(raw);
@@ -132,7 +131,7 @@ export class Reviewer extends ReviewWatcher {
         JSON.stringify({ status: response.status, path, body: json }),
       );
     }
-    return { status: response.status, json, version: response.headers.get("x-questions-version") };
+    return { status: response.status, json, version: response.header("x-questions-version") };
   }
 
   /** One look at the questions (deciding the new ones); true when it was a long poll the surface honoured. */
