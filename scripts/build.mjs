@@ -94,6 +94,8 @@ for (const file of outputFiles) {
   writeFileSync(partial, file.contents);
   renameSync(partial, file.path);
 }
+// YAML parsed by an earlier build's parser (src/model/yaml-cache.ts) is parsed again.
+rmSync(join(outdir, "parsed-yaml.json"), { force: true });
 // Chunks of earlier builds (their names carry a content hash) are removed.
 const written = new Set(outputFiles.map((f) => f.path));
 // So are the relay's code caches of earlier builds (dist/cli/relay.<hash>.v8cache, written by relay processes) and the

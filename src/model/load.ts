@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parse as parseYaml } from "yaml";
 import type { ZodType } from "zod";
 import { type Case, CaseSchema } from "./case.ts";
 import { InputError, zodIssueLine } from "./errors.ts";
 import { type Register, type RegisterRow, RegisterSchema } from "./register.ts";
 import { type TargetProfile, TargetProfileSchema } from "./target.ts";
+import { ParsedYamlCache } from "./yaml-cache.ts";
 
 /**
  * The project root (where package.json, cases/ and matrix/ live): the nearest folder above this module with
@@ -27,6 +27,8 @@ function findProjectRoot(from: string): string {
 }
 export const DEFAULT_REGISTER = join(PROJECT_ROOT, "matrix/register.yaml");
 export const DEFAULT_CASES = join(PROJECT_ROOT, "cases");
+/** Parsed YAML by content, kept in the build folder (see yaml-cache.ts). */
+const YAML = new ParsedYamlCache(join(PROJECT_ROOT, "dist/parsed-yaml.json"));
 
 /**
  * Reads a YAML or JSON file and validates it; any problem is an InputError naming the file (as `file`, by default
@@ -41,7 +43,7 @@ export function loadDataFile<T>(path: string, schema: ZodType<T>, file = path): 
   }
   let data: unknown;
   try {
-    data = file.endsWith(".json") ? JSON.parse(text) : parseYaml(text, { prettyErrors: true });
+    data = file.endsWith(".json") ? JSON.parse(text) : YAML.parse(text);
   } catch (error) {
     const first = (error instanceof Error ? error.message : String(error)).split("\n")[0];
     throw new InputError(`not valid ${file.endsWith(".json") ? "JSON" : "YAML"}: ${first}`, file);
@@ -61,6 +63,7 @@ export function loadDataFile<T>(path: string, schema: ZodType<T>, file = path): 
 
 export function loadRegister(file = DEFAULT_REGISTER): Register {
   const register = loadDataFile(file, RegisterSchema);
+  YAML.flush();
   const seen = new Set<string>();
   register.rows.forEach((row, i) => {
     if (seen.has(row.id)) throw new InputError(`duplicate row id '${row.id}'`, file, `rows[${i}].id`);
@@ -111,6 +114,7 @@ export function loadCases(register: Register, dir = DEFAULT_CASES): LoadedCase[]
       cases.push({ ...c, file: shown });
     }
   }
+  YAML.flush();
   return cases;
 }
 
