@@ -178,6 +178,8 @@ function instantiate(
  */
 class GroupSession {
   private session: RelaySession | undefined;
+  /** A start made ahead of the group's turn, not yet taken by a case. */
+  private ahead: Promise<RelaySession | { failure: Failure; silent?: boolean; every?: boolean }> | undefined;
   private starts = 0;
   private failure: Failure | undefined;
   /** Why the last session was given up (the reason a reopen is needed). */
@@ -193,6 +195,34 @@ class GroupSession {
    * earlier session of the run failed that way while this one waited at the start gate).
    */
   async acquire(
+    item: WorkItem,
+    shared: Shared,
+  ): Promise<RelaySession | { failure: Failure; silent?: boolean; every?: boolean }> {
+    const ahead = this.ahead;
+    if (ahead) {
+      // Started ahead of its turn (startAhead): this case takes it, or its failure, as if it had started it.
+      this.ahead = undefined;
+      const opened = await ahead;
+      if (!(opened instanceof RelaySession) || !opened.broken) return opened;
+    }
+    return this.acquireNow(item, shared);
+  }
+
+  /** No session, none starting and none failed yet: a start ahead of the group's turn would be its first. */
+  get idle(): boolean {
+    return this.starts === 0 && !this.ahead && !this.session && !this.failure;
+  }
+
+  /**
+   * Starts the group's relay session ahead of its turn (while the lanes are busy with other groups), so the lane
+   * that takes the group finds it up; the start is the one its first case would make (same gate, same failure).
+   */
+  startAhead(item: WorkItem, shared: Shared): Promise<unknown> {
+    this.ahead = this.acquireNow(item, shared);
+    return this.ahead;
+  }
+
+  private async acquireNow(
     { kase, era }: WorkItem,
     shared: Shared,
   ): Promise<RelaySession | { failure: Failure; silent?: boolean; every?: boolean }> {
@@ -256,6 +286,10 @@ class GroupSession {
   }
 
   async close(): Promise<void> {
+    // A start still under way (ahead of a turn that never came: bail, interrupt) is waited for, then closed.
+    const ahead = this.ahead;
+    this.ahead = undefined;
+    if (ahead) await ahead;
     await this.session?.close();
     this.session = undefined;
   }
@@ -322,6 +356,11 @@ export function defaultConcurrency(): number {
 class StartGate {
   private proven = false;
   private tail: Promise<void> = Promise.resolve();
+
+  /** A start has succeeded: starts run freely. */
+  get open(): boolean {
+    return this.proven;
+  }
 
   /** Runs `start` under the gate (alone until a start has succeeded once). */
   async through<T>(start: () => Promise<T>, succeeded: (value: T) => boolean): Promise<T> {
@@ -434,6 +473,15 @@ class Scheduler {
     return this.isPrerequisite(entry.item) || (this.prerequisitesLeft.get(entry.item.era) ?? 0) === 0;
   }
 
+  /**
+   * The unit a lane will want next once the lanes are free: the first, in hand-out order, whose next case is ready
+   * and whose relay session has not been started (for startAhead); undefined when there is none.
+   */
+  upcoming(): Unit | undefined {
+    if (this.stopped) return undefined;
+    return this.units.find((u) => u.group?.idle && u.next < u.items.length && this.ready(u));
+  }
+
   /** No further unit is handed out (a lane crashed). */
   stop(): void {
     this.stopped = true;
@@ -505,6 +553,7 @@ class Scheduler {
  * later session the same way: the remaining cases get that error at once instead of waiting out the start-up again.
  * Runs come back in plan order, with canaries named by plan index, whatever the order they ended in.
  */
+// Long: the lanes, the starts ahead and the settling cases share one scheduler, its units and their sessions.
 export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
   // Every case in flight listens for an abort, and settling cases overlap: more than Node's default of ten at once.
   if (plan.signal) setMaxListeners(0, plan.signal);
@@ -521,13 +570,16 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
   };
   const settlingRuns: Promise<void>[] = [];
   const closing: Promise<void>[] = [];
+  const lanes = Math.max(1, Math.min(plan.concurrency ?? 1, units.length));
   // A unit's relay session closes once its last case has ended and every case of it has settled.
   const closeIfDone = (u: Unit) => {
     if (u.next >= u.items.length && u.settling === 0 && !u.busy && u.group) closing.push(u.group.close());
   };
+  const startAhead = aheadStarter(plan, scheduler, shared, lanes);
   const lane = async () => {
     for (let unit = await scheduler.take(undefined); unit; unit = await scheduler.take(unit)) {
       const u = unit;
+      startAhead();
       const { item, index } = u.items[u.next]!;
       let handedOn: Settling | undefined;
       try {
@@ -552,7 +604,6 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
     }
   };
   try {
-    const lanes = Math.max(1, Math.min(plan.concurrency ?? 1, units.length));
     const ended = await Promise.allSettled(Array.from({ length: lanes }, lane));
     // Lanes end when nothing is left to hand out; cases handed on may still be settling (none are added now).
     ended.push(...(await Promise.allSettled(settlingRuns)), ...(await Promise.allSettled(closing)));
@@ -563,6 +614,30 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
     await control.close();
   }
   return slots.filter((r): r is CaseRun => r !== undefined);
+}
+
+/**
+ * Relay sessions start ahead of their turn (as many at a time as there are lanes), while the lanes run cases of other
+ * sessions: a relay's start-up (process, module load, initialize) is mostly waiting, and the ~40 of a default run
+ * would otherwise hold the lanes for seconds. The returned function starts what it may now; each start that ends
+ * calls it again.
+ */
+function aheadStarter(plan: RunPlan, scheduler: Scheduler, shared: Shared, lanes: number): () => void {
+  let starting = 0;
+  const startAhead = (): void => {
+    // Not before the run's first start has succeeded: until then starts go one at a time in plan order (StartGate).
+    while (shared.gate.open && starting < lanes && !plan.signal?.aborted && !shared.everySession) {
+      const u = scheduler.upcoming();
+      const first = u?.items[u.next]?.item;
+      if (!u?.group || !first || plan.skip?.(first)) return;
+      starting++;
+      void u.group.startAhead(first, shared).finally(() => {
+        starting--;
+        startAhead();
+      });
+    }
+  };
+  return startAhead;
 }
 
 /** What the lanes share: the start gate, and a start failure that does not depend on the session. */
