@@ -432,6 +432,14 @@ function unitsOf(plan: RunPlan, control: ControlServer): Unit[] {
   });
   const cost = plan.cost;
   if (!cost) return units;
+  // Within a session, its prerequisite first, then the longest waits: a 2026-07-28 case settles while the next runs,
+  // so a long settle started early overlaps the session's other cases instead of trailing them.
+  const first = plan.prerequisite ?? (() => false);
+  for (const u of units)
+    u.items.sort(
+      (a, b) =>
+        Number(first(b.item)) - Number(first(a.item)) || cost(b.item) - cost(a.item) || a.index - b.index,
+    );
   const longest = (u: Unit) => Math.max(...u.items.map((e) => cost(e.item)));
   const keyed = units.map((u) => ({ u, longest: longest(u) }));
   keyed.sort((a, b) => b.longest - a.longest || b.u.items.length - a.u.items.length);

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -7,7 +6,7 @@ import { type Era, isModernEra } from "../protocol/eras.ts";
 import { debug } from "./debug.ts";
 import type { HttpTransport } from "./http-upstream.ts";
 import type { LineChannel } from "./jsonrpc-peer.ts";
-import { TERMINATE_SESSION_MS } from "./waits.ts";
+import { TERMINATE_SESSION_MS, within } from "./waits.ts";
 import { tapFetch } from "./wire-tap.ts";
 
 /** The reason a legacy SSE session ends with when the relay ends (or breaks) its event stream. */
@@ -190,7 +189,10 @@ export async function httpDownstreamChannel(
       closedReason ??= "the harness closed the downstream session";
       if (client instanceof StreamableHTTPClientTransport) {
         // DELETE the session (a stateful relay frees what it holds for it), but never wait long on a stuck relay.
-        await Promise.race([client.terminateSession().catch(() => undefined), sleep(TERMINATE_SESSION_MS)]);
+        await within(
+          client.terminateSession().catch(() => undefined),
+          TERMINATE_SESSION_MS,
+        );
       }
       await client.close().catch(() => undefined);
     },

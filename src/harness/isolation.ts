@@ -26,6 +26,7 @@ import {
   OUTCOME_GRACE_MS,
   PROBE_CALL_SLACK_MS,
   UPSTREAM_POLL_MS,
+  within,
 } from "./waits.ts";
 
 /**
@@ -245,12 +246,12 @@ async function probeOnce(
   const callP = raced.call;
   const first = await raced.first;
   if ("outcome" in first) {
-    await Promise.race([callP, sleep(CALL_END_GRACE_MS)]);
+    await within(callP, CALL_END_GRACE_MS);
     await askerAnswerSettled(asker, recorder);
     return first.outcome;
   }
   // The probe call ended first: give the upstream a moment, else the sampling round never completed.
-  const late = await Promise.race([outcomeP, sleep(OUTCOME_GRACE_MS).then(() => undefined)]);
+  const late = await within(outcomeP, OUTCOME_GRACE_MS);
   if (late) return late;
   const call = first.call;
   const how =
@@ -483,7 +484,7 @@ async function outcomeOf(
   if (first) return first;
   // The call ended: a retry still awaited is withheld after the settle time; a call never seen upstream is broken.
   settle();
-  const late = await Promise.race([outcome, sleep(MRTR_SETTLE_MS + OUTCOME_GRACE_MS).then(() => undefined)]);
+  const late = await within(outcome, MRTR_SETTLE_MS + OUTCOME_GRACE_MS);
   if (late) return late;
   const end = await call;
   const how =

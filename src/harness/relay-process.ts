@@ -30,18 +30,17 @@ export function fillPlaceholders(text: string, values: Placeholders): string {
   });
 }
 
-/** Whether a TCP port can be bound right now on `host` (undefined: every interface); released again at once. */
-function bindableOn(port: number, host: string | undefined): Promise<boolean> {
+/**
+ * Whether a loopback TCP port can be bound right now (released again at once). A listener on every interface (`::`)
+ * holds it too, so this also finds a port a relay listening on `::` could not take; the harness itself never binds
+ * anything but 127.0.0.1.
+ */
+function bindable(port: number): Promise<boolean> {
   const server = createServer();
   return new Promise((resolve) => {
     server.once("error", () => resolve(false));
-    server.listen(port, host, () => server.close(() => resolve(true)));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
   });
-}
-
-/** Free on loopback and on every interface: a relay may bind either (supergateway listens on `::`). */
-async function bindable(port: number): Promise<boolean> {
-  return (await bindableOn(port, "127.0.0.1")) && (await bindableOn(port, undefined));
 }
 
 /** Below Linux's ephemeral range (32768–60999): no outgoing connection of any process holds these ports. */

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Answer, Review } from "../model/case.ts";
 import type { Frame, Observation, UpstreamOutcome } from "../model/evidence.ts";
 import type { TargetProfile } from "../model/target.ts";
@@ -32,6 +31,7 @@ import {
   PROBE_CALL_SLACK_MS,
   UPSTREAM_WAIT_MARGIN_MS,
   UPSTREAM_WAIT_MIN_MS,
+  within,
 } from "./waits.ts";
 
 export interface SessionOptions {
@@ -388,7 +388,7 @@ export class RelaySession {
       const first = await raced.first;
       if ("outcome" in first) {
         outcome = first.outcome;
-        callEnd = await Promise.race([callP, sleep(CALL_END_GRACE_MS).then(() => undefined)]);
+        callEnd = await within(callP, CALL_END_GRACE_MS);
       } else {
         callEnd = first.call;
         // What the reviewer saw so far is kept with the case (release()): the next one re-scripts the reviewer.
@@ -444,7 +444,7 @@ export class RelaySession {
     const graceMs =
       upstream.settle || silentDownstream ? modernSettleMs(pending, profile.answerTimeoutMs, waitMs) : 0;
     upstream.settle?.(graceMs, caseKey);
-    const late = await Promise.race([outcomeP, sleep(graceMs + OUTCOME_GRACE_MS).then(() => undefined)]);
+    const late = await within(outcomeP, graceMs + OUTCOME_GRACE_MS);
     if (late) return late;
     upstream.disarm(caseKey);
     const how =

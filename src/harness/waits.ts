@@ -16,6 +16,22 @@ export function timeScale(value: string | undefined = process.env.MCPX_CONFORM_T
   return value !== undefined && value.trim() !== "" && Number.isFinite(n) && n > 0 ? n : 1;
 }
 
+/**
+ * `promise`, or undefined once `ms` have passed, whichever comes first. The timer is cleared when the promise wins:
+ * a grace left pending would hold the process open that long after the run has ended.
+ */
+export async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const SCALE = timeScale();
 const scaled = (ms: number) => Math.round(ms * SCALE);
 
