@@ -692,6 +692,7 @@ async function runItem(
         canary: c.canary,
         answer: c.answer,
         bystander: bystanderAnswer(kase.answer, c.canary),
+        ...(kase.secondDelayMs !== undefined ? { secondDelayMs: kase.secondDelayMs } : {}),
       }),
     );
   }

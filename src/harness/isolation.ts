@@ -71,6 +71,8 @@ export interface IsolationRunInput {
   answer: Answer;
   /** Session B's answer. */
   bystander: Answer;
+  /** 2026-07-28: session B's answer delay, when the case sets it (see secondAskerAnswer). */
+  secondDelayMs?: number;
 }
 
 // Long: one relay, two sessions and their shared upstream, set up, raced and reaped in one visible order.
@@ -275,15 +277,18 @@ function retoken<T>(value: T, from: string, to: string): T {
 }
 
 /**
- * Session B's answer in 2026-07-28: the case's answer under B's token, later than A's (twice A's delay, at least
- * MRTR_SECOND_ANSWER_MS), so that A answers while B's exchange is still open at the relay.
+ * Session B's answer in 2026-07-28: the case's answer under B's token, by default later than A's (twice A's delay,
+ * at least MRTR_SECOND_ANSWER_MS), so that A answers while B's exchange is still open at the relay; a case's
+ * `secondDelayMs` shorter than A's delay has B answer first while A's is open (both orders catch different mix-ups).
  */
-export function secondAskerAnswer(answer: Answer, canary: string): Answer {
+export function secondAskerAnswer(answer: Answer, canary: string, delayMs?: number): Answer {
   const own = retoken(answer, canary, secondAskerToken(canary));
   if (own.action !== "accept") return own;
   return {
     ...own,
-    delayMs: Math.max(MRTR_SECOND_ANSWER_MS, 2 * (answer.action === "accept" ? (answer.delayMs ?? 0) : 0)),
+    delayMs:
+      delayMs ??
+      Math.max(MRTR_SECOND_ANSWER_MS, 2 * (answer.action === "accept" ? (answer.delayMs ?? 0) : 0)),
   };
 }
 
@@ -357,7 +362,7 @@ async function runModernIsolationCase(
     outcomes = await exchangeTwice(input, asker, second, {
       caseKey: `${input.caseKey}#${BYSTANDER}`,
       params: secondParams,
-      answer: secondAskerAnswer(input.answer, input.canary),
+      answer: secondAskerAnswer(input.answer, input.canary, input.secondDelayMs),
       arm: (probe) => {
         probes.push(probe);
         for (const upstream of upstreams) upstream.arm(probe);

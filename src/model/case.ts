@@ -268,6 +268,11 @@ export const CaseSchema = z
      */
     sessions: z.literal(2).optional(),
     /**
+     * 2026-07-28 two-session cases: how long session B takes over its answer (ms). Default: twice A's delay, at least
+     * MRTR_SECOND_ANSWER_MS, so A answers first; shorter than A's delay, B answers first while A's exchange is open.
+     */
+    secondDelayMs: z.number().int().min(0).optional(),
+    /**
      * Legacy eras: the answerer answers initialize but holds back notifications/initialized until a while after its
      * probe call (HOLD_INITIALIZED_MS in src/harness/waits.ts), so the relay has the upstream's sampling request
      * before the downstream said it is initialized. The case runs on a relay session of its own.

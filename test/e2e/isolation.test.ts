@@ -62,8 +62,11 @@ describe(`${ROW}: two downstream sessions on one relay`, () => {
     const [cell] = readResults(out).cells.filter((c) => c.row === ROW);
     expect(cell?.era).toBe("2026-07-28");
     expect(cell?.status, cell?.cases[0]?.reason).toBe("pass");
-    const [kase] = cell!.cases;
-    expect(kase?.id).toBe("two-calls-one-input-key");
+    expect(cell!.cases.map((c) => c.id).sort()).toEqual([
+      "two-calls-one-input-key",
+      "two-calls-one-input-key-second-answers-first",
+    ]);
+    const kase = cell!.cases.find((c) => c.id === "two-calls-one-input-key");
     const evidence = EvidenceSchema.parse(JSON.parse(readFileSync(join(out, kase!.evidence!), "utf8")));
     const checks = new Map(evidence.verdict.checks.map((c) => [c.id, c]));
     expect(checks.get("only-the-asker-asked")?.ok).toBe(true);
@@ -100,9 +103,32 @@ describe(`${ROW}: two downstream sessions on one relay`, () => {
     expect(roundtrip?.status).toBe("pass");
     const [cell] = results.cells.filter((c) => c.row === ROW);
     expect(cell?.status).toBe("fail");
-    const reason = cell!.cases[0]!.reason;
+    const reason = cell!.cases.find((c) => c.id === "two-calls-one-input-key")!.reason;
     expect(reason).toMatch(/the upstream call of session B received the answer of session A/);
     expect(reason).toMatch(/session A's answer went upstream under the requestState of session B's call/);
+  });
+
+  it("2026-07-28: catches a relay that continues the oldest exchange filed under a key, when the second caller answers first", async () => {
+    const out = tempDir();
+    const r = await cliInProcess([
+      "run",
+      "--target",
+      "targets/broken/mrtr-state-oldest-by-input-key.yaml",
+      "--rows",
+      `sampling-relay-roundtrip,${ROW}`,
+      "--out",
+      out,
+      "--quiet",
+    ]);
+    expect(r.code, r.stderr).toBe(1);
+    const [cell] = readResults(out).cells.filter((c) => c.row === ROW);
+    const byId = new Map(cell!.cases.map((c) => [c.id, c]));
+    // The first order cannot see it (the oldest exchange is the one that answers); the other order does.
+    expect(byId.get("two-calls-one-input-key")?.status).toBe("pass");
+    expect(byId.get("two-calls-one-input-key-second-answers-first")?.status).toBe("fail");
+    expect(byId.get("two-calls-one-input-key-second-answers-first")?.reason).toMatch(
+      /the upstream call of session A received the answer of session B/,
+    );
   });
 
   it("is n/a against a relay whose downstream is stdio (one client per process), and says why in the cell note", async () => {

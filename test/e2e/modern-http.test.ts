@@ -39,7 +39,10 @@ describe(`run --era ${ERA} over Streamable HTTP at both ends (reference relay)`,
     });
     // Session isolation needs two clients on one relay: n/a on a stdio downstream, run here.
     const twoSession = planRun(http).work.filter((w) => w.kase.sessions === 2);
-    expect(twoSession.map((w) => w.kase.id)).toEqual(["two-calls-one-input-key"]);
+    expect(twoSession.map((w) => w.kase.id).sort()).toEqual([
+      "two-calls-one-input-key",
+      "two-calls-one-input-key-second-answers-first",
+    ]);
     const expected = [...planRun(stdio).work, ...twoSession].map((w) => `${w.kase.row}/${w.kase.id}`).sort();
     expect(expected.length).toBeGreaterThanOrEqual(20);
     expect(

@@ -4,7 +4,13 @@
 // key, the second call's filing overwrites the first's, so the first client's answer continues the second client's
 // call. inputRequests and requestState "MUST NOT be used for any other request that the client may be sending in
 // parallel" (basic/patterns/mrtr.mdx): a key is unique only within one call.
+//
+// `--oldest`: the first exchange filed under a key keeps it (later calls do not overwrite it), so the relay continues
+// the OLDEST pending exchange: right when the first client answers first, wrong when the second one does.
 import { isInputRequired, isRetry, tapUpstream } from "./lib/upstream-tap.mjs";
+
+const OLDEST = process.argv[2] === "--oldest";
+if (OLDEST) process.argv.splice(2, 1);
 
 /** The relay's tools/call (and other) requests to the upstream, by id, while unanswered. */
 const calls = new Map();
@@ -37,7 +43,8 @@ tapUpstream({
       typeof m.result.inputRequests === "object"
     ) {
       for (const key of Object.keys(m.result.inputRequests))
-        filed.set(key, { arguments: params.arguments, requestState: m.result.requestState });
+        if (!OLDEST || !filed.has(key))
+          filed.set(key, { arguments: params.arguments, requestState: m.result.requestState });
     }
     return m;
   },
