@@ -16,6 +16,11 @@
  *   resolve: nothing is fetched) is not checked for this rule; the request is judged by its other rules.
  * - One finding per non-conforming tool_result: ajv's first error, its instancePath under `/structuredContent`.
  *
+ * - `pattern` and `patternProperties` run on RE2 (re2js: linear time), not on JavaScript's backtracking RegExp: the
+ *   schema and the value both come from the party being checked, and a catastrophic pattern ("^(a+)+$" against a
+ *   long near-match) would otherwise stall the relay or the harness judging it. RE2 has no lookaround and no
+ *   backreferences: a schema using them cannot be compiled, so it is not checked (as above).
+ *
  * Compiled schemas are cached by their JSON text (at most CACHE_SIZE, oldest out first). ajv keeps what it
  * compiled, so each schema is removed from its instance after compiling, and an instance that registered any
  * `$id` from it (or has compiled REFRESH_AFTER schemas) is replaced: no schema sees another's ids, and a
@@ -24,6 +29,7 @@
 import { Ajv, type ValidateFunction } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { RE2JS } from "re2js";
 import type { Collector } from "./findings.ts";
 import { isJsonObject } from "./schemas.ts";
 
@@ -53,7 +59,18 @@ function dialectOf(schema: Record<string, unknown>): Dialect | null {
   return null;
 }
 
-const OPTIONS = { strict: false, logger: false, addUsedSchema: false, validateFormats: false } as const;
+/** ajv's regular-expression engine: RE2 (flags are ajv's "u", which RE2 always is). Throws on what RE2 lacks. */
+const re2 = Object.assign((pattern: string) => RE2JS.compile(pattern), {
+  code: 'require("re2js").RE2JS.compile',
+});
+
+const OPTIONS = {
+  strict: false,
+  logger: false,
+  addUsedSchema: false,
+  validateFormats: false,
+  code: { regExp: re2 },
+} as const;
 
 function newAjv(dialect: Dialect): AnyAjv {
   switch (dialect) {

@@ -91,7 +91,8 @@ describe("the npm package (SLOW: packs, installs and runs the tarball)", () => {
     expect(paths.filter((p) => /^src\/.*\.ts$/.test(p) || p.endsWith(".map"))).toEqual([]);
     // 1,323 files and 12 MB unpacked before `files` (tests and matrix/targets evidence included).
     expect(packed.entryCount).toBeLessThan(400);
-    expect(packed.unpackedSize).toBeLessThan(2_000_000);
+    // About 2.1 MB: the self-contained relay bundle carries its dependencies (the SDK, zod, ajv, re2js).
+    expect(packed.unpackedSize).toBeLessThan(2_500_000);
   });
 
   it("npx mcpx-conform run: the installed reference relay passes (0), a broken relay fails (1), reports in ./mcpx-conform-report/", async () => {

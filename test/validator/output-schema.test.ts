@@ -156,6 +156,34 @@ describe.each(ERAS)("%s", (era) => {
     }
   });
 
+  it("runs patterns in linear time: a catastrophic pattern against a long near-match is judged at once", () => {
+    // "^(a+)+$" backtracks exponentially in JavaScript's RegExp: 2^40 steps for this value.
+    const evil = { type: "object", properties: { code: { type: "string", pattern: "^(a+)+$" } } };
+    const keys = { type: "object", patternProperties: { "^(a+)+$": { type: "number" } } };
+    const value = `${"a".repeat(40)}!`;
+    const t0 = performance.now();
+    const p = oneRound([structured("a", { code: value })], [{ ...WEATHER_TOOL, outputSchema: evil }]);
+    expect(findings(p, era).map((f) => f.pointer)).toEqual(["/messages/2/content/0/structuredContent/code"]);
+    const q = oneRound(
+      [structured("a", { [value]: "x", aaaa: "y" })],
+      [{ ...WEATHER_TOOL, outputSchema: keys }],
+    );
+    expect(findings(q, era).map((f) => f.pointer)).toEqual(["/messages/2/content/0/structuredContent/aaaa"]);
+    expect(performance.now() - t0).toBeLessThan(1_000);
+  });
+
+  it("a pattern RE2 cannot run (lookaround, backreferences) makes its schema uncheckable, not a verdict", () => {
+    for (const pattern of ["^(?=.*x)", "^(a)\\1$"]) {
+      const schema = {
+        type: "object",
+        properties: { code: { type: "string", pattern } },
+        required: ["celsius"],
+      };
+      const p = oneRound([structured("a", { code: "zzz" })], [{ ...WEATHER_TOOL, outputSchema: schema }]);
+      expect(validateRequest(p, { era }), pattern).toMatchObject({ legal: true, warnings: [] });
+    }
+  });
+
   it("reads 2020-12 keywords, draft-07 and 2019-09 schemas, and ignores unknown keywords and formats", () => {
     const prefixItems = { type: "object", properties: { pair: { prefixItems: [{ type: "string" }] } } };
     const p2020 = oneRound(
