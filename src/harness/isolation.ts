@@ -145,18 +145,36 @@ export async function runIsolationCase(
     upstream: outcome,
     bystanders: [{ session: BYSTANDER, asked: [...(bystander?.asked ?? [])], answered: bystander?.answered }],
   };
+  return finish(observation, { recorder, upstreams, asker, relay, closers, endpoint, tmp });
+}
+
+/**
+ * The case's output from what it observed, then the relay of this one case reaped: both sessions closed at once
+ * and little grace before the kill. All the relay wrote on stderr is the case's (bounded).
+ */
+async function finish(
+  observation: Observation,
+  run: {
+    recorder: FrameRecorder;
+    upstreams: Array<{ negotiated: string | null }>;
+    asker: { negotiated: string | null } | undefined;
+    relay: RelayProcess | undefined;
+    closers: Array<() => Promise<void>>;
+    endpoint: UpstreamEndpoint | undefined;
+    tmp: string;
+  },
+): Promise<CaseRunOutput> {
+  const { relay } = run;
   const output: CaseRunOutput = {
     observation,
-    frames: recorder.since(0),
-    negotiated: { upstream: upstreams[0]?.negotiated ?? null, downstream: asker?.negotiated ?? null },
+    frames: run.recorder.since(0),
+    negotiated: { upstream: run.upstreams[0]?.negotiated ?? null, downstream: run.asker?.negotiated ?? null },
   };
-  // This relay served this case alone: all it wrote on stderr is the case's (bounded).
   if (relay) output.relayLog = relay.stderr.slice(-RELAY_LOG_CHARS);
-  // This relay served one case only: close both sessions at once and give it little grace before the kill.
-  await Promise.all(closers.map((close) => close().catch(() => undefined)));
+  await Promise.all(run.closers.map((close) => close().catch(() => undefined)));
   await relay?.stop(ISOLATION_STOP_GRACE_MS);
-  await endpoint?.close().catch(() => undefined);
-  removeTempDir(tmp);
+  await run.endpoint?.close().catch(() => undefined);
+  removeTempDir(run.tmp);
   return output;
 }
 
@@ -400,17 +418,7 @@ async function runModernIsolationCase(
       },
     ],
   };
-  const output: CaseRunOutput = {
-    observation,
-    frames: recorder.since(0),
-    negotiated: { upstream: upstreams[0]?.negotiated ?? null, downstream: asker?.negotiated ?? null },
-  };
-  if (relay) output.relayLog = relay.stderr.slice(-RELAY_LOG_CHARS);
-  await Promise.all(closers.map((close) => close().catch(() => undefined)));
-  await relay?.stop(ISOLATION_STOP_GRACE_MS);
-  await endpoint?.close().catch(() => undefined);
-  removeTempDir(tmp);
-  return output;
+  return finish(observation, { recorder, upstreams, asker, relay, closers, endpoint, tmp });
 }
 
 interface SecondCall {
