@@ -448,9 +448,9 @@ function unitsOf(plan: RunPlan, control: ControlServer): Unit[] {
 
 /**
  * Hands units to lanes. An era's prerequisite cases (its round trip) are always ready and go first; its other cases are
- * ready once every prerequisite of the era has ended (the skip hook then knows whether it failed). A lane keeps its
- * unit while the unit's next case is ready (its session stays warm), else takes the first ready unit, else waits
- * for a case to end. Should nothing be ready and nothing running (a plan that puts a prerequisite after its era's
+ * ready once every prerequisite of the era has ended (the skip hook then knows whether it failed). A lane takes the
+ * ready unit whose next case is expected to wait longest (its own unit on a tie: its session is warm; sessions stay
+ * open, so a unit left is resumed later on the same session), else waits for a case to end. Should nothing be ready and nothing running (a plan that puts a prerequisite after its era's
  * other cases), the first unit with work left runs, as in a sequential run.
  */
 class Scheduler {
@@ -463,6 +463,8 @@ class Scheduler {
     private readonly units: Unit[],
     work: WorkItem[],
     private readonly isPrerequisite: (item: WorkItem) => boolean,
+    /** Expected cost of a case: a lane leaves its unit for one whose next case waits longer (sessions stay open). */
+    private readonly cost: (item: WorkItem) => number = () => 0,
   ) {
     for (const w of work)
       if (isPrerequisite(w)) this.prerequisitesLeft.set(w.era, (this.prerequisitesLeft.get(w.era) ?? 0) + 1);
@@ -490,6 +492,17 @@ class Scheduler {
     return this.units.find((u) => u.group?.idle && u.next < u.items.length && this.ready(u));
   }
 
+  /**
+   * The ready unit whose next case is expected to take longest (its wait then overlaps the rest of the run); on a
+   * tie the lane's own unit (its session is warm), then hand-out order.
+   */
+  private longestReady(current: Unit | undefined, left: Unit[]): Unit | undefined {
+    const next = (u: Unit) => this.cost(u.items[u.next]!.item);
+    let best = current && this.ready(current) ? current : undefined;
+    for (const u of left) if (this.ready(u) && (best === undefined || next(u) > next(best))) best = u;
+    return best;
+  }
+
   /** No further unit is handed out (a lane crashed). */
   stop(): void {
     this.stopped = true;
@@ -506,7 +519,7 @@ class Scheduler {
       const prerequisite = left.find((u) => this.ready(u) && this.isPrerequisite(u.items[u.next]!.item));
       const unit =
         prerequisite ??
-        (current && this.ready(current) ? current : left.find((u) => this.ready(u))) ??
+        this.longestReady(current, left) ??
         (left.every((u) => !u.busy) && this.units.every((u) => u.settling === 0) ? left[0] : undefined);
       if (unit) {
         unit.busy = true;
@@ -569,7 +582,7 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
   await control.start();
   const slots: Array<CaseRun | undefined> = new Array(plan.work.length);
   const units = unitsOf(plan, control);
-  const scheduler = new Scheduler(units, plan.work, plan.prerequisite ?? (() => false));
+  const scheduler = new Scheduler(units, plan.work, plan.prerequisite ?? (() => false), plan.cost);
   const shared: Shared = { gate: new StartGate(), everySession: undefined };
   // A lane that throws (a harness bug) stops the others from starting further cases; the error is rethrown.
   const crashed = (error: unknown) => {
