@@ -99,17 +99,17 @@ export async function runIsolationCase(
     const values = launched.values;
     // Every upstream connection the relay makes gets a scripted upstream armed with the case's probe: a relay
     // may share one upstream between its sessions or launch one per session.
-    const ep = endpoint;
-    void (async () => {
-      while (accepting) {
-        const channel = await ep.next(UPSTREAM_POLL_MS).catch(() => undefined);
-        if (!channel || !accepting) continue;
-        const label = profile.upstream.transport === "stdio" ? `upstream-${upstreams.length + 1}` : undefined;
-        const upstream = new ScriptedUpstream(recorded(channel, recorder, "upstream", label), era);
+    acceptUpstreams(
+      endpoint,
+      profile,
+      recorder,
+      () => accepting,
+      (wire) => {
+        const upstream = new ScriptedUpstream(wire, era);
         if (probe) upstream.arm(probe);
         upstreams.push(upstream);
-      }
-    })();
+      },
+    );
     const running = relay;
     const exited = running.whenExited("during start-up");
     const connect = sessionConnector(
@@ -201,6 +201,28 @@ async function askerAnswerSettled(asker: ClientAnswerer, recorder: FrameRecorder
   ) {
     await sleep(ASKER_ANSWER_POLL_MS);
   }
+}
+
+/**
+ * Hands every upstream connection the relay opens, recorded (labelled `upstream-N` over stdio, where each is a
+ * process of its own), to `serve`, until `accepting` turns false.
+ */
+function acceptUpstreams(
+  endpoint: UpstreamEndpoint,
+  profile: TargetProfile,
+  recorder: FrameRecorder,
+  accepting: () => boolean,
+  serve: (wire: LineChannel) => void,
+): void {
+  let count = 0;
+  void (async () => {
+    while (accepting()) {
+      const channel = await endpoint.next(UPSTREAM_POLL_MS).catch(() => undefined);
+      if (!channel || !accepting()) continue;
+      const label = profile.upstream.transport === "stdio" ? `upstream-${++count}` : undefined;
+      serve(recorded(channel, recorder, "upstream", label));
+    }
+  })();
 }
 
 /**
@@ -352,18 +374,18 @@ async function runModernIsolationCase(
     const launched = await launchRelay(profile, input.profileFile, input.control, tmp, era);
     endpoint = launched.endpoint;
     relay = launched.relay;
-    const ep = endpoint;
     // Every upstream connection the relay makes serves both calls (a relay may share one or open one per client).
-    void (async () => {
-      while (accepting) {
-        const channel = await ep.next(UPSTREAM_POLL_MS).catch(() => undefined);
-        if (!channel || !accepting) continue;
-        const label = profile.upstream.transport === "stdio" ? `upstream-${upstreams.length + 1}` : undefined;
-        const upstream = new ModernUpstream(recorded(channel, recorder, "upstream", label));
+    acceptUpstreams(
+      endpoint,
+      profile,
+      recorder,
+      () => accepting,
+      (wire) => {
+        const upstream = new ModernUpstream(wire);
         for (const probe of probes) upstream.arm(probe);
         upstreams.push(upstream);
-      }
-    })();
+      },
+    );
     const running = relay;
     const exited = running.whenExited("during start-up");
     const connect = sessionConnector(
