@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cliInProcess, tempDir } from "../helpers/cli.ts";
+import { runTwice } from "../helpers/cli.ts";
 import { runFiles } from "../helpers/wall-clock.ts";
 
 /**
@@ -22,12 +22,7 @@ const ARGS = [
 
 describe("determinism", () => {
   it("the same seed and target give identical results.json and evidence, timing aside", async () => {
-    const a = tempDir();
-    const b = tempDir();
-    for (const out of [a, b]) {
-      const r = await cliInProcess([...ARGS, "--out", out]);
-      expect(r.code, r.stderr).toBe(0);
-    }
+    const [a, b] = await runTwice(ARGS);
     const first = runFiles(a);
     const second = runFiles(b);
     expect([...second.keys()]).toEqual([...first.keys()]);

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cliInProcess, tempDir } from "../helpers/cli.ts";
+import { runTwice } from "../helpers/cli.ts";
 
 /**
  * `run --stable` (the mode the committed matrices are made with): two runs of the reference relay with the same seed
@@ -35,12 +35,7 @@ function files(dir: string): Map<string, Buffer> {
 
 describe("run --stable", () => {
   it("two runs with the same seed write byte-identical output, every file, and no time", async () => {
-    const a = tempDir();
-    const b = tempDir();
-    for (const out of [a, b]) {
-      const r = await cliInProcess([...ARGS, "--out", out]);
-      expect(r.code, r.stderr).toBe(0);
-    }
+    const [a, b] = await runTwice(ARGS);
     const first = files(a);
     const second = files(b);
     expect([...second.keys()]).toEqual([...first.keys()]);

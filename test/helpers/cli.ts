@@ -79,3 +79,13 @@ export async function cliInProcess(
     throw new Error(`mcpx-conform ${args.join(" ")} left ${handlers() - before} signal handler(s) installed`);
   return { code, stdout, stderr };
 }
+
+/** Runs the same `run` arguments twice, each into a fresh folder (exit 0 each); returns both folders. */
+export async function runTwice(args: string[]): Promise<[string, string]> {
+  const dirs: [string, string] = [tempDir(), tempDir()];
+  for (const out of dirs) {
+    const r = await cliInProcess([...args, "--out", out]);
+    if (r.code !== 0) throw new Error(`mcpx-conform ${args.join(" ")} exited ${r.code}: ${r.stderr}`);
+  }
+  return dirs;
+}
