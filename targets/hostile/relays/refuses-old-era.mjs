@@ -13,9 +13,10 @@ passThrough({
   up(message) {
     const version = message.method === "initialize" ? message.params?.protocolVersion : undefined;
     if (typeof version !== "string" || version >= OLDEST) return message;
+    // Logged before answering: once the answer is out, the harness may end this process at any moment.
+    if (log) appendFileSync(log, `${version}\n`);
     const error = { code: -32602, message: `Unsupported protocol version: ${version}` };
     process.stdout.write(`${JSON.stringify({ jsonrpc: "2.0", id: message.id, error })}\n`);
-    if (log) appendFileSync(log, `${version}\n`);
     process.stderr.write(`hostile relay: protocol version ${version} is not supported, exiting\n`);
     process.exit(1);
   },
