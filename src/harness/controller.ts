@@ -12,7 +12,7 @@ import { KILL_GRACE_MS } from "./processes.ts";
 import { RELAY_LOG_CHARS } from "./relay-process.ts";
 import { sequenceFor } from "./sequence.ts";
 import { type CaseHooks, type CaseRunOutput, RelaySession, SessionStartError } from "./session.ts";
-import { CASE_SLACK_MS } from "./waits.ts";
+import { CASE_SLACK_MS, LANE_HOLD_MS, SPLIT_AFTER_MS } from "./waits.ts";
 
 export type { CaseRun } from "../model/case-run.ts";
 
@@ -49,6 +49,12 @@ export interface RunPlan {
 /** A session group gets its relay started at most this many times (the first start and one reopen). */
 export const MAX_STARTS_PER_GROUP = 2;
 /**
+ * At most this many times in a run, a group whose case holds its relay session while it waits (SPLIT_AFTER_MS) moves
+ * its remaining cases to a relay session of their own, so they need not queue behind the wait. Bounded, as each
+ * split starts a relay (at most MAX_STARTS_PER_GROUP times, as any group).
+ */
+export const MAX_SPLITS = 6;
+/**
  * On top of caseTimeoutMs, what one case may take before the harness gives it up: the session's own waits after
  * the probe call (up to 2 s for the call to end, 0.3 s of settle) plus margin. A case that exceeds it means the
  * relay stopped answering; its session is given up. (Defined with the other waits in waits.ts.)
@@ -84,7 +90,7 @@ export function sessionGroup(item: { kase: LoadedCase; era: Era }): string {
 
 /**
  * The longest a run of these cases can take against this profile, in ms (the README states it):
- *   sessions × 2 × (startupTimeoutMs + KILL_GRACE_MS) + isolation cases × (startupTimeoutMs + KILL_GRACE_MS)
+ *   (sessions + MAX_SPLITS) × 2 × (startupTimeoutMs + KILL_GRACE_MS) + isolation cases × (startupTimeoutMs + KILL_GRACE_MS)
  *   + case runs × (startupTimeoutMs + caseTimeoutMs + CASE_SLACK_MS) + RUN_OVERHEAD_MS
  * where sessions are the session groups plus the cases on a session of their own (`ownSession`). Every relay start is
  * bounded by startupTimeoutMs, every stop by the kill grace, every case by caseTimeoutMs plus slack (plus
@@ -104,7 +110,10 @@ export function worstCaseMs(
   const start = profile.startupTimeoutMs + KILL_GRACE_MS;
   const perCase = profile.startupTimeoutMs + profile.caseTimeoutMs + CASE_SLACK_MS;
   return (
-    sessions * MAX_STARTS_PER_GROUP * start + isolation * start + work.length * perCase + RUN_OVERHEAD_MS
+    (sessions + MAX_SPLITS) * MAX_STARTS_PER_GROUP * start +
+    isolation * start +
+    work.length * perCase +
+    RUN_OVERHEAD_MS
   );
 }
 
@@ -297,11 +306,13 @@ class GroupSession {
 
 /**
  * A case that only waits now, handed on by its lane and recorded when `settling` resolves: with `sessionFree`, its
- * session already takes the next case (2026-07-28 settle); else the session stays its own until then.
+ * session already takes the next case (2026-07-28 settle); else the session stays its own until then, or until
+ * `sessionFreed` resolves (a case whose lane went on at LANE_HOLD_MS may still let its session go later).
  */
 interface Settling {
   settling: Promise<void>;
   sessionFree: boolean;
+  sessionFreed: Promise<void>;
 }
 
 /**
@@ -336,11 +347,28 @@ async function runInSession(
   const handedOn = new Promise<"session" | "lane">((r) => {
     handOn = r;
   });
-  const hooks = { sessionFree: () => handOn("session"), laneFree: () => handOn("lane") };
-  const recorded = runBounded(session, plan.profile, input, plan.signal, hooks).then(c.record);
+  let freeSession!: () => void;
+  const sessionFreed = new Promise<void>((r) => {
+    freeSession = r;
+  });
+  const hooks = {
+    sessionFree: () => {
+      handOn("session");
+      freeSession();
+    },
+    laneFree: () => handOn("lane"),
+  };
+  // A case still running after LANE_HOLD_MS is waiting: its lane goes on (the first hand-on decides; a later
+  // sessionFree still lets the session go through sessionFreed).
+  const hold = setTimeout(hooks.laneFree, LANE_HOLD_MS);
+  const recorded = runBounded(session, plan.profile, input, plan.signal, hooks)
+    .then(c.record)
+    .finally(() => clearTimeout(hold));
   // A case that only waits now hands its lane (and in 2026-07-28 its session) on and is recorded when it settles.
   const first = await Promise.race([recorded, handedOn]);
-  return first === undefined ? undefined : { settling: recorded, sessionFree: first === "session" };
+  return first === undefined
+    ? undefined
+    : { settling: recorded, sessionFree: first === "session", sessionFreed };
 }
 
 /** A run's lanes: `--concurrency` when given, else the machine's parallelism, at least 2. */
@@ -410,10 +438,11 @@ interface Unit {
  * Session groups, cases on a session of their own and two-session cases; the units whose longest case is expected to
  * take longest come first (ties: by size, then plan order), so the run's longest waits start early.
  */
+const unit = (group?: GroupSession): Unit => ({ items: [], next: 0, busy: false, settling: 0, group });
+
 function unitsOf(plan: RunPlan, control: ControlServer): Unit[] {
   const units: Unit[] = [];
   const byGroup = new Map<string, Unit>();
-  const unit = (group?: GroupSession): Unit => ({ items: [], next: 0, busy: false, settling: 0, group });
   plan.work.forEach((item, index) => {
     if (item.kase.sessions === 2 || plan.ownSession?.(item)) {
       const own = unit(item.kase.sessions === 2 ? undefined : new GroupSession(plan, control));
@@ -503,6 +532,12 @@ class Scheduler {
     return best;
   }
 
+  /** A unit split off a running one (its remaining cases, on a relay session of their own) joins the hand-out. */
+  add(added: Unit): void {
+    this.units.push(added);
+    this.notify();
+  }
+
   /** No further unit is handed out (a lane crashed). */
   stop(): void {
     this.stopped = true;
@@ -540,6 +575,13 @@ class Scheduler {
     }
     if (handedOn) unit.settling++;
     else this.count(item);
+    this.notify();
+  }
+
+  /** A case handed on with its lane only lets its session go while it settles: the unit's next case may start. */
+  sessionFreed(unit: Unit): void {
+    unit.next++;
+    unit.busy = false;
     this.notify();
   }
 
@@ -597,6 +639,16 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
     if (u.next >= u.items.length && u.settling === 0 && !u.busy && u.group) closing.push(u.group.close());
   };
   const startAhead = aheadStarter(plan, scheduler, shared, lanes);
+  let splits = 0;
+  // The running case of `u` holds its session while it waits: the cases after it get a relay session of their own.
+  const splitOff = (u: Unit) => {
+    if (splits >= MAX_SPLITS || !u.group || u.next + 1 >= u.items.length || plan.signal?.aborted) return;
+    splits++;
+    const rest = unit(new GroupSession(plan, control));
+    rest.items = u.items.splice(u.next + 1);
+    scheduler.add(rest);
+    startAhead();
+  };
   const lane = async () => {
     for (let unit = await scheduler.take(undefined); unit; unit = await scheduler.take(unit)) {
       const u = unit;
@@ -614,11 +666,27 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
         closeIfDone(u);
         continue;
       }
-      const how = handedOn.sessionFree ? "session" : "lane";
-      scheduler.done(u, item, how);
+      const hand = { how: handedOn.sessionFree ? ("session" as const) : ("lane" as const), settled: false };
+      scheduler.done(u, item, hand.how);
+      let split: NodeJS.Timeout | undefined;
+      if (hand.how === "lane") {
+        // Handed on with its lane only, the case may still let its session go before it settles; while it holds
+        // the session, the unit's remaining cases may move to a session of their own (splitOff).
+        void handedOn.sessionFreed.then(() => {
+          if (hand.settled) return;
+          clearTimeout(split);
+          hand.how = "session";
+          scheduler.sessionFreed(u);
+        });
+        split = setTimeout(() => {
+          if (!hand.settled && hand.how === "lane") splitOff(u);
+        }, SPLIT_AFTER_MS - LANE_HOLD_MS);
+      }
       settlingRuns.push(
         handedOn.settling.then(() => {
-          scheduler.finished(u, item, how);
+          clearTimeout(split);
+          hand.settled = true;
+          scheduler.finished(u, item, hand.how);
           closeIfDone(u);
         }, crashed),
       );

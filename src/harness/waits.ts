@@ -37,6 +37,18 @@ const scaled = (ms: number) => Math.round(ms * SCALE);
 
 // --- one case through a relay session (session.ts) ---
 
+/**
+ * A case still running after this long is waiting (on the relay's deadline, a held notification, a review left open),
+ * not computing: one exchange costs a few tens of ms. Its lane goes on to another session meanwhile; its own session
+ * stays with it. Not scaled: it bounds no wait, it only lets waits overlap.
+ */
+export const LANE_HOLD_MS = 150;
+/**
+ * A case still holding its (legacy, or not yet released) relay session this long after it began moves the rest of its
+ * session group to a relay session of their own (controller.ts, MAX_SPLITS): a relay start costs about as much.
+ */
+export const SPLIT_AFTER_MS = 400;
+
 /** 2026-07-28: after the answerer's call ended with no question shown, how long the upstream still waits for a retry (a relay that refused before asking has nothing pending). */
 export const MRTR_SETTLE_MS = scaled(500);
 /** 2026-07-28: after a question was shown, the slack on top of the profile's answerTimeoutMs for a relay acting on its own deadline. */

@@ -1,0 +1,52 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCases, sessionGroup } from "../../src/harness/controller.ts";
+import { SPLIT_AFTER_MS } from "../../src/harness/waits.ts";
+import { judgeRuns } from "../../src/judge/judge-runs.ts";
+import { loadCases, loadRegister, loadTarget } from "../../src/model/load.ts";
+import type { Era } from "../../src/protocol/eras.ts";
+import { unavoidableWaitMs } from "../../src/run/shard.ts";
+import { ROOT } from "../helpers/cli.ts";
+
+/**
+ * A case that holds its relay session while it waits (here the reviewer's illegal edit, which the reference relay
+ * refuses while the question stays open until its answer deadline) must not make the rest of its session group queue
+ * behind it: after SPLIT_AFTER_MS they move to a relay session of their own. One lane, so nothing else could run them.
+ */
+describe("a case that holds its relay session while it waits", () => {
+  it("moves the rest of its session group to a relay of their own, which runs them during the wait", async () => {
+    const profileFile = join(ROOT, "targets/reference-review.yaml");
+    const profile = loadTarget(profileFile);
+    const register = loadRegister();
+    const cases = loadCases(register);
+    const era: Era = "2025-11-25";
+    const holder = { kase: cases.find((c) => c.id === "illegal-edit-is-refused")!, era };
+    const roundTrip = { kase: cases.find((c) => c.id === "text-roundtrip")!, era };
+    const rest = cases
+      .map((kase) => ({ kase, era }))
+      .filter(
+        (w) =>
+          w.kase !== holder.kase &&
+          w.kase !== roundTrip.kase &&
+          (w.kase.eras ?? [era]).includes(era) &&
+          sessionGroup(w) === sessionGroup(holder) &&
+          unavoidableWaitMs(w, profile) === 0 &&
+          !w.kase.sequence &&
+          !w.kase.mrtr,
+      )
+      .slice(0, 3);
+    expect(rest).toHaveLength(3);
+    const work = [holder, roundTrip, ...rest];
+    const runs = await runCases({ profile, profileFile, work, seed: 1, concurrency: 1 });
+    const at = (r: (typeof runs)[number]) => Date.parse(r.startedAt);
+    const held = runs[0]!;
+    // The holder waits out the relay's answer deadline; the others began and ended within it.
+    expect(held.durationMs).toBeGreaterThan(profile.answerTimeoutMs - 200);
+    for (const r of runs.slice(1)) {
+      expect(at(r) - at(held), r.kase.id).toBeGreaterThanOrEqual(SPLIT_AFTER_MS - 50);
+      expect(at(r) + r.durationMs, r.kase.id).toBeLessThan(at(held) + held.durationMs);
+    }
+    // Moved or not, every case is judged as it would be on one session: the reference relay passes them all.
+    for (const j of judgeRuns(register, runs)) expect(j.verdict.status, j.run.kase.id).toBe("pass");
+  }, 30_000);
+});
