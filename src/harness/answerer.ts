@@ -20,6 +20,7 @@ export class ClientAnswerer {
   private answerFor: AnswerFor | undefined;
   /** Sampling requests received since the last reset, with what was answered. */
   asked: unknown[] = [];
+  askedAt: number | undefined;
   answered: unknown;
   /** Called when the script makes the answerer wait on purpose (an answer that never comes, or comes late). */
   onWait: (() => void) | undefined;
@@ -58,6 +59,7 @@ export class ClientAnswerer {
     this.answer = answer;
     this.answerFor = answerFor;
     this.asked = [];
+    this.askedAt = undefined;
     this.answered = undefined;
   }
 
@@ -81,6 +83,7 @@ export class ClientAnswerer {
     if (method !== "sampling/createMessage")
       return { error: { code: -32601, message: `Method not found: ${method}` } };
     this.asked.push(params);
+    this.askedAt ??= performance.now();
     const answer = this.answer;
     if (!answer) return { error: { code: -32603, message: "mcpx-conform: no case is running" } };
     switch (answer.action) {

@@ -58,7 +58,7 @@ export interface HarnessUpstream {
    * The answerer's probe call has ended, so no further answer can come from it: an upstream that is waiting for
    * the relay to come back (2026-07-28: a retry) decides within `graceMs`. Legacy upstreams have no such wait.
    */
-  settle?(graceMs: number, caseKey: string): void;
+  settle?(graceMs: number, caseKey: string, within?: string): void;
   /** 2026-07-28: the requestState the upstream sent for this case's input_required, while it awaits the retry. */
   requestStateOf?(caseKey: string): string | undefined;
 }
@@ -69,6 +69,8 @@ export interface HarnessAnswerer {
   readonly negotiated: string | null;
   /** Sampling request params the answerer was shown since the last `script`, in order. */
   readonly asked: unknown[];
+  /** When (performance.now()) the answerer was first shown a sampling request since the last `script`. */
+  readonly askedAt: number | undefined;
   /** What the answerer replied (`{result}` or `{error}`), when it replied. */
   readonly answered: unknown;
   /** Called when the script makes the answerer wait on purpose (the session hands the lane on meanwhile). */

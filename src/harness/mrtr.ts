@@ -95,13 +95,13 @@ export class ModernUpstream implements HarnessUpstream {
     return this.awaiting.get(caseKey)?.requestState;
   }
 
-  settle(graceMs: number, caseKey: string): void {
+  settle(graceMs: number, caseKey: string, within = `within ${graceMs} ms`): void {
     const a = this.awaiting.get(caseKey);
     if (!a || a.deadline - performance.now() <= graceMs) return;
     clearTimeout(a.timer);
     a.deadline = performance.now() + graceMs;
     a.timer = setTimeout(
-      () => this.expire(a, `no retry: the downstream's call ended and no retry came within ${graceMs} ms`),
+      () => this.expire(a, `no retry: the downstream's call ended and no retry came ${within}`),
       graceMs,
     );
   }
@@ -328,6 +328,7 @@ export class ModernAnswerer implements HarnessAnswerer {
   negotiated: string | null = null;
   probeTool = PROBE_TOOL;
   asked: unknown[] = [];
+  askedAt: number | undefined;
   answered: unknown;
   /** The relay's server/discover result (or error), when it answered one. */
   discovered: JsonRpcResponse | undefined;
@@ -398,6 +399,7 @@ export class ModernAnswerer implements HarnessAnswerer {
     this.answer = answer;
     this.answerFor = answerFor;
     this.asked = [];
+    this.askedAt = undefined;
     this.answered = undefined;
   }
 
@@ -417,6 +419,7 @@ export class ModernAnswerer implements HarnessAnswerer {
         if (request.method === METHOD.createMessage) {
           sampling++;
           this.asked.push(request.params);
+          this.askedAt ??= performance.now();
           if (this.answer?.action === "accept") {
             // Several requests in one case: each gets its own result; `answered` keeps the first reply.
             const result = this.answerFor?.(request.params) ?? this.answer.result;

@@ -73,16 +73,28 @@ export interface CaseRunOutput {
 
 /**
  * 2026-07-28: once the answerer's call has ended, how long the upstream still waits for the relay's retry before it
- * records the input as withheld (silence is the only signal of a refusal in this era). A question the relay never
- * asked, or one the answerer answered (the relay then ruled on that answer), leaves nothing pending: a short settle.
- * A question still open (declined, never answered) leaves the relay free to act on its own when its answer deadline
- * passes (retry without the key, or — a defect — with a stand-in answer): wait that deadline (the profile's
- * answerTimeoutMs) plus slack, capped by the case's wait.
+ * records the input as withheld (silence is the only signal of a refusal in this era), and how that reads in the
+ * verdict (`within`, free of measured time). A question the relay never asked, or one the answerer answered (the relay
+ * then ruled on that answer), leaves nothing pending: a short settle. A question still open (declined, never answered)
+ * leaves the relay free to act on its own when its answer deadline passes (retry without the key, or — a defect — with
+ * a stand-in answer): wait until that deadline (the profile's answerTimeoutMs, counted from when the question was
+ * shown, as the relay cannot have started its clock later) plus slack, capped by the case's wait.
  */
-function modernSettleMs(pending: boolean, answerTimeoutMs: number, waitMs: number): number {
-  return pending
-    ? Math.min(waitMs, Math.max(MRTR_SETTLE_MS, answerTimeoutMs + MRTR_DEADLINE_SLACK_MS))
-    : MRTR_SETTLE_MS;
+function modernSettle(
+  pending: boolean,
+  answerTimeoutMs: number,
+  waitMs: number,
+  sinceAskedMs: number,
+): { ms: number; within: string } {
+  if (!pending) return { ms: MRTR_SETTLE_MS, within: `within ${MRTR_SETTLE_MS} ms` };
+  const deadline = answerTimeoutMs + MRTR_DEADLINE_SLACK_MS;
+  return {
+    ms: Math.min(waitMs, Math.max(MRTR_SETTLE_MS, deadline - sinceAskedMs)),
+    within:
+      deadline <= waitMs
+        ? `by the relay's answer deadline (${answerTimeoutMs} ms after the question was shown, plus ${MRTR_DEADLINE_SLACK_MS} ms)`
+        : `within the case's wait (${waitMs} ms) or the relay's answer deadline, whichever came first`,
+  };
 }
 
 /** How long the harness upstream waits for its answer in a case: the case's timeout less a margin, so it decides first. */
@@ -441,9 +453,10 @@ export class RelaySession {
     // A 2026-07-28 answerer that leaves a question open (declined, never answered) says nothing more: a legacy
     // upstream behind it hears from the relay only when the relay's own deadline passes.
     const silentDownstream = isModernEra(this.options.downstreamEra ?? this.options.era);
-    const graceMs =
-      upstream.settle || silentDownstream ? modernSettleMs(pending, profile.answerTimeoutMs, waitMs) : 0;
-    upstream.settle?.(graceMs, caseKey);
+    const sinceAskedMs = performance.now() - (this.answerer.askedAt ?? performance.now());
+    const settle = modernSettle(pending, profile.answerTimeoutMs, waitMs, sinceAskedMs);
+    const graceMs = upstream.settle || silentDownstream ? settle.ms : 0;
+    upstream.settle?.(graceMs, caseKey, settle.within);
     const late = await within(outcomeP, graceMs + OUTCOME_GRACE_MS);
     if (late) return late;
     upstream.disarm(caseKey);
