@@ -1,3 +1,4 @@
+import { HOLD_INITIALIZED_MS } from "../harness/waits.ts";
 import { caseSide } from "../judge/cells.ts";
 import { ROUNDTRIP_ROW } from "../judge/judge-runs.ts";
 import { InputError } from "../model/errors.ts";
@@ -46,6 +47,16 @@ export function unavoidableWaitMs(item: WorkItem, profile: Pick<TargetProfile, "
     wait = answer.delayOfAnswerTimeout * profile.answerTimeoutMs;
   if (isModernEra(era) && outcomesIn(item).some((e) => e.outcome === "withheld"))
     wait = Math.max(wait, profile.answerTimeoutMs);
+  // A 2026-07-28 answerer declines by silence: a legacy upstream behind it hears only at the relay's deadline.
+  if (
+    !isModernEra(era) &&
+    kase.downstreamEra &&
+    isModernEra(kase.downstreamEra) &&
+    answer.action !== "accept"
+  )
+    wait = Math.max(wait, profile.answerTimeoutMs);
+  // The answerer holds notifications/initialized back: a relay that waits for it (as it should) asks no sooner.
+  if (kase.holdInitialized) wait = Math.max(wait, HOLD_INITIALIZED_MS);
   return wait;
 }
 
