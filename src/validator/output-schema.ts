@@ -120,6 +120,16 @@ function validatorFor(schema: Record<string, unknown>): ValidateFunction | null 
   return fn;
 }
 
+/** Whether any tool of `tools` (params.tools) has an outputSchema: else no structuredContent is checked. */
+export function anyOutputSchema(tools: unknown): boolean {
+  if (!Array.isArray(tools)) return false;
+  for (let i = 0; i < tools.length; i++) {
+    const t = tools[i];
+    if (isJsonObject(t) && isJsonObject(t.outputSchema)) return true;
+  }
+  return false;
+}
+
 /** The outputSchema of the first tool named `name` that has one. */
 function outputSchemaOf(
   tools: unknown,

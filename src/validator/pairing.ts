@@ -34,8 +34,13 @@ function typeOf(block: unknown): unknown {
 /**
  * Checks the tool loop of `messages` (the value of params.messages). `base` is the pointer of the array.
  */
-export function checkToolLoop(messages: readonly unknown[], out: Collector, base = "/messages"): ToolLoop {
-  const loop = new ToolLoop(out, base);
+export function checkToolLoop(
+  messages: readonly unknown[],
+  out: Collector,
+  base = "/messages",
+  notesStructured = true,
+): ToolLoop {
+  const loop = new ToolLoop(out, base, notesStructured);
   for (let i = 0; i < messages.length; i++) loop.visit(messages[i], i);
   loop.end();
   return loop;
@@ -62,6 +67,11 @@ export class ToolLoop {
   constructor(
     private readonly out: Collector,
     private readonly base = "/messages",
+    /**
+     * Whether to note structuredContent at all: only when some tool has an outputSchema. Noted results live for
+     * the whole pass, so on a long loop they would outlive the young generation and cost garbage collections.
+     */
+    private readonly notesStructured = true,
   ) {}
 
   // Long: the tool-loop rules share one message's state (pending ids, first result/other block); split, they re-read it.
@@ -94,7 +104,8 @@ export class ToolLoop {
             );
           } else {
             matched.add(id);
-            this.noteStructured(block as Record<string, unknown>, i, isArray, j, pending!.get(id)!);
+            if (this.notesStructured)
+              this.noteStructured(block as Record<string, unknown>, i, isArray, j, pending!.get(id)!);
           }
         } else {
           out.add(

@@ -13,7 +13,7 @@ import { type Era, isModernEra } from "../protocol/eras.ts";
 import { requestParamsOk, resultOk } from "./fast.ts";
 import { Collector, escapeToken } from "./findings.ts";
 import { reportRequestIssues, reportResultIssues } from "./issues.ts";
-import { checkStructuredContent } from "./output-schema.ts";
+import { anyOutputSchema, checkStructuredContent } from "./output-schema.ts";
 import { checkToolLoop, scanResultContent, ToolLoop } from "./pairing.ts";
 import { isJsonObject, SCHEMAS } from "./schemas.ts";
 import type { RequestContext, ResultContext, SamplingCapabilities, Verdict } from "./types.ts";
@@ -28,7 +28,8 @@ function requestInto(params: unknown, ctx: RequestContext, out: Collector): void
   // The tool loop runs inside the pre-check's walk: one pass over the messages instead of two, which is what
   // keeps the cost per message flat once a long loop no longer fits in the CPU cache.
   const mark = out.mark();
-  let loop = tools ? new ToolLoop(out) : undefined;
+  const outputSchemas = tools && isJsonObject(params) && anyOutputSchema(params.tools);
+  let loop = tools ? new ToolLoop(out, "/messages", outputSchemas) : undefined;
   if (requestParamsOk(params, schemas.features, loop)) {
     loop?.end();
   } else {
@@ -37,7 +38,7 @@ function requestInto(params: unknown, ctx: RequestContext, out: Collector): void
     if (!parsed.success) reportRequestIssues(parsed.error.issues, params, ctx.era, out);
     loop =
       tools && isJsonObject(params) && Array.isArray(params.messages)
-        ? checkToolLoop(params.messages, out)
+        ? checkToolLoop(params.messages, out, "/messages", outputSchemas)
         : undefined;
   }
   if (!isJsonObject(params) || !tools) return;
