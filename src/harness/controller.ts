@@ -484,6 +484,9 @@ function unitsOf(plan: RunPlan, control: ControlServer): Unit[] {
  */
 class Scheduler {
   private readonly prerequisitesLeft = new Map<Era, number>();
+  /** Cases (row/id) seen holding their session in some era: likely to wait in the others too. */
+  private readonly holding = new Set<string>();
+  private readonly longestCost: number;
   private wake: () => void = () => undefined;
   private changed: Promise<void> = Promise.resolve();
   private stopped = false;
@@ -497,7 +500,32 @@ class Scheduler {
   ) {
     for (const w of work)
       if (isPrerequisite(w)) this.prerequisitesLeft.set(w.era, (this.prerequisitesLeft.get(w.era) ?? 0) + 1);
+    this.longestCost = Math.max(0, ...work.map(cost));
     this.reset();
+  }
+
+  /** The expected cost of a case; above every other once the same case has held its session in another era. */
+  private costOf(item: WorkItem): number {
+    const base = this.cost(item);
+    return this.holding.has(`${item.kase.row}/${item.kase.id}`) ? Math.max(base, this.longestCost + 1) : base;
+  }
+
+  /**
+   * A case still runs and holds its session (LANE_HOLD_MS): the same case in the eras still to run starts first in
+   * its unit, so its wait overlaps the rest of the run instead of trailing it.
+   */
+  noteHolding(item: WorkItem): void {
+    this.holding.add(`${item.kase.row}/${item.kase.id}`);
+  }
+
+  /** Moves the unit's costliest remaining case to its next place (not past a prerequisite, which stays first). */
+  private promote(unit: Unit): void {
+    const at = unit.next;
+    if (at >= unit.items.length || this.isPrerequisite(unit.items[at]!.item)) return;
+    let best = at;
+    for (let k = at + 1; k < unit.items.length; k++)
+      if (this.costOf(unit.items[k]!.item) > this.costOf(unit.items[best]!.item)) best = k;
+    if (best !== at) unit.items.splice(at, 0, ...unit.items.splice(best, 1));
   }
 
   private reset(): void {
@@ -526,7 +554,8 @@ class Scheduler {
    * tie the lane's own unit (its session is warm), then hand-out order.
    */
   private longestReady(current: Unit | undefined, left: Unit[]): Unit | undefined {
-    const next = (u: Unit) => this.cost(u.items[u.next]!.item);
+    if (this.holding.size > 0) for (const u of left) if (!u.busy) this.promote(u);
+    const next = (u: Unit) => this.costOf(u.items[u.next]!.item);
     let best = current && this.ready(current) ? current : undefined;
     for (const u of left) if (this.ready(u) && (best === undefined || next(u) > next(best))) best = u;
     return best;
@@ -678,6 +707,7 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
           hand.how = "session";
           scheduler.sessionFreed(u);
         });
+        scheduler.noteHolding(item);
         split = setTimeout(() => {
           if (!hand.settled && hand.how === "lane") splitOff(u);
         }, SPLIT_AFTER_MS - LANE_HOLD_MS);

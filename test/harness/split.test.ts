@@ -50,3 +50,27 @@ describe("a case that holds its relay session while it waits", () => {
     for (const j of judgeRuns(register, runs)) expect(j.verdict.status, j.run.kase.id).toBe("pass");
   }, 30_000);
 });
+
+describe("a case seen holding its session in one era", () => {
+  it("starts first among the cases of its session group in the eras still to run", async () => {
+    const profileFile = join(ROOT, "targets/reference-review.yaml");
+    const profile = loadTarget(profileFile);
+    const cases = loadCases(loadRegister());
+    const byId = (id: string) => cases.find((c) => c.id === id)!;
+    const roundTrip = byId("text-roundtrip");
+    const holder = byId("illegal-edit-is-refused");
+    const others = ["valid-result-delivered", "refusal-delivered"].map(byId);
+    const first: Era = "2025-11-25";
+    const second: Era = "2026-07-28";
+    for (const k of [holder, ...others]) expect(k.eras ?? [second], k.id).toContain(second);
+    // The holder leads the first era's group and comes last in the second's (a plan order nothing else changes).
+    const work = [
+      ...[roundTrip, holder, ...others].map((kase) => ({ kase, era: first })),
+      ...[roundTrip, ...others, holder].map((kase) => ({ kase, era: second })),
+    ];
+    const runs = await runCases({ profile, profileFile, work, seed: 1, concurrency: 1 });
+    const startOf = (id: string) =>
+      Date.parse(runs.find((r) => r.era === second && r.kase.id === id)!.startedAt);
+    for (const other of others) expect(startOf(holder.id), other.id).toBeLessThan(startOf(other.id));
+  }, 30_000);
+});
