@@ -708,9 +708,15 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
           scheduler.sessionFreed(u);
         });
         scheduler.noteHolding(item);
-        split = setTimeout(() => {
-          if (!hand.settled && hand.how === "lane") splitOff(u);
-        }, SPLIT_AFTER_MS - LANE_HOLD_MS);
+        // At once when a case queued behind is expected to take longer than waiting for the split would.
+        const cost = plan.cost ?? (() => 0);
+        const urgent = u.items.slice(u.next + 1).some((e) => cost(e.item) >= SPLIT_AFTER_MS);
+        split = setTimeout(
+          () => {
+            if (!hand.settled && hand.how === "lane") splitOff(u);
+          },
+          urgent ? 0 : SPLIT_AFTER_MS - LANE_HOLD_MS,
+        );
       }
       settlingRuns.push(
         handedOn.settling.then(() => {
