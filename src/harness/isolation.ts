@@ -12,7 +12,13 @@ import { withCanary } from "./instantiate.ts";
 import type { LineChannel } from "./jsonrpc-peer.ts";
 import { ModernAnswerer, ModernUpstream } from "./mrtr.ts";
 import { makeTempDir, removeTempDir } from "./processes.ts";
-import { fillPlaceholders, type Placeholders, RELAY_LOG_CHARS, type RelayProcess } from "./relay-process.ts";
+import {
+  fillPlaceholders,
+  type Placeholders,
+  PORT_TAKEN,
+  RELAY_LOG_CHARS,
+  type RelayProcess,
+} from "./relay-process.ts";
 import { type CaseRunOutput, upstreamWaitMs } from "./session.ts";
 import { type Probe, ScriptedUpstream } from "./upstream.ts";
 import {
@@ -75,8 +81,21 @@ export interface IsolationRunInput {
   secondDelayMs?: number;
 }
 
-// Long: one relay, two sessions and their shared upstream, set up, raced and reaped in one visible order.
+/**
+ * Runs a two-session case on a relay of its own. Should the relay say EADDRINUSE before either session saw it (the
+ * port the harness picked was taken between its check and the relay's bind), the case is tried once more on a new
+ * port, as a relay session's start is (RelaySession.open).
+ */
 export async function runIsolationCase(
+  input: IsolationRunInput,
+): Promise<CaseRunOutput & { harnessError?: string }> {
+  const first = await runIsolationOnce(input);
+  const unseen = !first.frames.some((f) => f.end === "downstream" && f.dir === "from-relay");
+  return unseen && PORT_TAKEN.test(first.relayLog ?? "") ? runIsolationOnce(input) : first;
+}
+
+// Long: one relay, two sessions and their shared upstream, set up, raced and reaped in one visible order.
+async function runIsolationOnce(
   input: IsolationRunInput,
 ): Promise<CaseRunOutput & { harnessError?: string }> {
   const { profile, era } = input;
@@ -92,6 +111,9 @@ export async function runIsolationCase(
   let asker: ClientAnswerer | undefined;
   let bystander: ClientAnswerer | undefined;
   let outcome: UpstreamOutcome;
+  // Set when the relay could not start (both sessions connected or not): the harness could not drive the case.
+  let started = false;
+  let notDriven: string | undefined;
   try {
     const launched = await launchRelay(profile, input.profileFile, input.control, tmp, era);
     endpoint = launched.endpoint;
@@ -123,6 +145,7 @@ export async function runIsolationCase(
     );
     asker = await Promise.race([connect(ASKER), exited]);
     bystander = await Promise.race([connect(BYSTANDER), exited]);
+    started = true;
     outcome = await probeOnce(input, asker, bystander, upstreams, recorder, (p) => {
       probe = p;
     });
@@ -131,6 +154,7 @@ export async function runIsolationCase(
       kind: "broken",
       detail: `the relay session could not start: ${error instanceof Error ? error.message : String(error)}`,
     };
+    if (!started) notDriven = outcome.detail;
   } finally {
     accepting = false;
     for (const upstream of upstreams) upstream.arm(undefined);
@@ -145,7 +169,7 @@ export async function runIsolationCase(
     upstream: outcome,
     bystanders: [{ session: BYSTANDER, asked: [...(bystander?.asked ?? [])], answered: bystander?.answered }],
   };
-  return finish(observation, { recorder, upstreams, asker, relay, closers, endpoint, tmp });
+  return finish(observation, { recorder, upstreams, asker, relay, closers, endpoint, tmp, notDriven });
 }
 
 /**
@@ -162,6 +186,8 @@ async function finish(
     closers: Array<() => Promise<void>>;
     endpoint: UpstreamEndpoint | undefined;
     tmp: string;
+    /** Why the relay could not start: the harness could not drive the case (an error, as for a relay session). */
+    notDriven?: string | undefined;
   },
 ): Promise<CaseRunOutput> {
   const { relay } = run;
@@ -171,6 +197,7 @@ async function finish(
     negotiated: { upstream: run.upstreams[0]?.negotiated ?? null, downstream: run.asker?.negotiated ?? null },
   };
   if (relay) output.relayLog = relay.stderr.slice(-RELAY_LOG_CHARS);
+  if (run.notDriven) output.harnessError = run.notDriven;
   await Promise.all(run.closers.map((close) => close().catch(() => undefined)));
   await relay?.stop(ISOLATION_STOP_GRACE_MS);
   await run.endpoint?.close().catch(() => undefined);
@@ -370,6 +397,8 @@ async function runModernIsolationCase(
   const token = secondAskerToken(input.canary);
   const secondParams = retoken(input.params, input.canary, token);
   let outcomes: [UpstreamOutcome, UpstreamOutcome];
+  let started = false;
+  let notDriven: string | undefined;
   try {
     const launched = await launchRelay(profile, input.profileFile, input.control, tmp, era);
     endpoint = launched.endpoint;
@@ -399,6 +428,7 @@ async function runModernIsolationCase(
     );
     asker = await Promise.race([connect(ASKER), exited]);
     second = await Promise.race([connect(BYSTANDER), exited]);
+    started = true;
     outcomes = await exchangeTwice(input, asker, second, {
       caseKey: `${input.caseKey}#${BYSTANDER}`,
       params: secondParams,
@@ -417,6 +447,7 @@ async function runModernIsolationCase(
       detail: `the relay session could not start: ${error instanceof Error ? error.message : String(error)}`,
     };
     outcomes = [broken, broken];
+    if (!started) notDriven = broken.detail;
   } finally {
     accepting = false;
     for (const upstream of upstreams) upstream.arm(undefined);
@@ -440,7 +471,7 @@ async function runModernIsolationCase(
       },
     ],
   };
-  return finish(observation, { recorder, upstreams, asker, relay, closers, endpoint, tmp });
+  return finish(observation, { recorder, upstreams, asker, relay, closers, endpoint, tmp, notDriven });
 }
 
 interface SecondCall {

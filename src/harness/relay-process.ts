@@ -45,6 +45,8 @@ function bindable(port: number): Promise<boolean> {
 
 /** Below Linux's ephemeral range (32768–60999): no outgoing connection of any process holds these ports. */
 const PORT_RANGE = { from: 20_000, to: 32_767 };
+/** A relay that could not listen on the port the harness picked for it (taken since the harness checked it). */
+export const PORT_TAKEN = /\bEADDRINUSE\b/;
 
 /**
  * A free TCP port for a relay to listen on. Picked at random from PORT_RANGE and checked, rather than

@@ -20,7 +20,7 @@ import { callFramesOf, FrameRecorder } from "./frames.ts";
 import type { LineChannel } from "./jsonrpc-peer.ts";
 import { ModernAnswerer, ModernUpstream } from "./mrtr.ts";
 import { makeTempDir, removeTempDir } from "./processes.ts";
-import { fillPlaceholders, RELAY_LOG_CHARS, type RelayProcess } from "./relay-process.ts";
+import { fillPlaceholders, PORT_TAKEN, RELAY_LOG_CHARS, type RelayProcess } from "./relay-process.ts";
 import { Reviewer, type ReviewRecord } from "./reviewer.ts";
 import { ScriptedUpstream } from "./upstream.ts";
 import {
@@ -144,9 +144,6 @@ export class SessionStartError extends Error {
     super(message);
   }
 }
-
-/** A relay that could not listen on the port the harness picked for it (taken since the harness checked it). */
-const PORT_TAKEN = /\bEADDRINUSE\b/;
 
 /** What the relay wrote that is not JSON-RPC, quoted (the evidence keeps every such line whole). */
 function nonJsonHint(frames: Frame[]): string {
