@@ -315,6 +315,12 @@ interface Settling {
   sessionFreed: Promise<void>;
 }
 
+/** How a handed-on case holds its unit now (`lane`: the session is still its own), and whether it has settled. */
+interface Hand {
+  how: "session" | "lane";
+  settled: boolean;
+}
+
 /**
  * A case through its group's relay session. A relay that could not start without saying anything readable has set
  * the run's `everySession` failure (every later session would fail the same way).
@@ -486,6 +492,8 @@ class Scheduler {
   private readonly prerequisitesLeft = new Map<Era, number>();
   /** Cases (row/id) seen holding their session in some era: likely to wait in the others too. */
   private readonly holding = new Set<string>();
+  /** Each case's expected cost, computed once (the hand-out compares them on every take). */
+  private readonly costs = new Map<WorkItem, number>();
   private readonly longestCost: number;
   private wake: () => void = () => undefined;
   private changed: Promise<void> = Promise.resolve();
@@ -500,13 +508,19 @@ class Scheduler {
   ) {
     for (const w of work)
       if (isPrerequisite(w)) this.prerequisitesLeft.set(w.era, (this.prerequisitesLeft.get(w.era) ?? 0) + 1);
-    this.longestCost = Math.max(0, ...work.map(cost));
+    for (const w of work) this.costs.set(w, cost(w));
+    this.longestCost = Math.max(0, ...this.costs.values());
     this.reset();
+  }
+
+  /** The case's expected cost as planned. */
+  expected(item: WorkItem): number {
+    return this.costs.get(item) ?? this.cost(item);
   }
 
   /** The expected cost of a case; above every other once the same case has held its session in another era. */
   private costOf(item: WorkItem): number {
-    const base = this.cost(item);
+    const base = this.expected(item);
     return this.holding.has(`${item.kase.row}/${item.kase.id}`) ? Math.max(base, this.longestCost + 1) : base;
   }
 
@@ -678,6 +692,28 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
     scheduler.add(rest);
     startAhead();
   };
+  /**
+   * The case handed on its lane but holds its session: the same case starts first in the eras still to run; should it
+   * let its session go before it settles, the unit goes on; else its remaining cases move to a session of their own
+   * (at once when one of them is expected to take longer than waiting for the split would). Returns the split timer.
+   */
+  const whileHolding = (u: Unit, item: WorkItem, handedOn: Settling, hand: Hand) => {
+    scheduler.noteHolding(item);
+    const urgent = u.items.slice(u.next + 1).some((e) => scheduler.expected(e.item) >= SPLIT_AFTER_MS);
+    const split = setTimeout(
+      () => {
+        if (!hand.settled && hand.how === "lane") splitOff(u);
+      },
+      urgent ? 0 : SPLIT_AFTER_MS - LANE_HOLD_MS,
+    );
+    void handedOn.sessionFreed.then(() => {
+      if (hand.settled) return;
+      clearTimeout(split);
+      hand.how = "session";
+      scheduler.sessionFreed(u);
+    });
+    return split;
+  };
   const lane = async () => {
     for (let unit = await scheduler.take(undefined); unit; unit = await scheduler.take(unit)) {
       const u = unit;
@@ -695,29 +731,9 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
         closeIfDone(u);
         continue;
       }
-      const hand = { how: handedOn.sessionFree ? ("session" as const) : ("lane" as const), settled: false };
+      const hand: Hand = { how: handedOn.sessionFree ? "session" : "lane", settled: false };
       scheduler.done(u, item, hand.how);
-      let split: NodeJS.Timeout | undefined;
-      if (hand.how === "lane") {
-        // Handed on with its lane only, the case may still let its session go before it settles; while it holds
-        // the session, the unit's remaining cases may move to a session of their own (splitOff).
-        void handedOn.sessionFreed.then(() => {
-          if (hand.settled) return;
-          clearTimeout(split);
-          hand.how = "session";
-          scheduler.sessionFreed(u);
-        });
-        scheduler.noteHolding(item);
-        // At once when a case queued behind is expected to take longer than waiting for the split would.
-        const cost = plan.cost ?? (() => 0);
-        const urgent = u.items.slice(u.next + 1).some((e) => cost(e.item) >= SPLIT_AFTER_MS);
-        split = setTimeout(
-          () => {
-            if (!hand.settled && hand.how === "lane") splitOff(u);
-          },
-          urgent ? 0 : SPLIT_AFTER_MS - LANE_HOLD_MS,
-        );
-      }
+      const split = hand.how === "lane" ? whileHolding(u, item, handedOn, hand) : undefined;
       settlingRuns.push(
         handedOn.settling.then(() => {
           clearTimeout(split);

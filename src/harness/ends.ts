@@ -88,6 +88,13 @@ export type AnswerFor = (params: unknown) => Record<string, unknown> | undefined
 /** The probe call's own ending: the relay's final response to it, or why there was none. */
 export type ProbeCallEnd = { response: JsonRpcResponse } | { error: Error };
 
+/** How the probe tool call ended, for a reason: its transport error, or the relay's response (bounded). */
+export function describeCallEnd(end: ProbeCallEnd): string {
+  return "error" in end
+    ? end.error.message
+    : `the relay answered the probe tool call with ${JSON.stringify(end.response.error ?? end.response.result).slice(0, 200)}`;
+}
+
 /**
  * Calls the probe tool and races its ending against the upstream's outcome: whichever comes first decides how
  * the session waits for the other (both session kinds, one and two downstreams, use this).

@@ -6,7 +6,13 @@ import { type Era, isModernEra } from "../protocol/eras.ts";
 import { ClientAnswerer } from "./answerer.ts";
 import { type ControlServer, recorded } from "./channels.ts";
 import { connectWhenReady, launchRelay, openDownstream, type UpstreamEndpoint } from "./endpoints.ts";
-import { type ArmedProbe, callProbeAndRace, type HarnessAnswerer, type ProbeCallEnd } from "./ends.ts";
+import {
+  type ArmedProbe,
+  callProbeAndRace,
+  describeCallEnd,
+  type HarnessAnswerer,
+  type ProbeCallEnd,
+} from "./ends.ts";
 import { FrameRecorder } from "./frames.ts";
 import { withCanary } from "./instantiate.ts";
 import type { LineChannel } from "./jsonrpc-peer.ts";
@@ -552,11 +558,7 @@ async function outcomeOf(
   settle();
   const late = await within(outcome, MRTR_SETTLE_MS + OUTCOME_GRACE_MS);
   if (late) return late;
-  const end = await call;
-  const how =
-    "error" in end
-      ? end.error.message
-      : `the relay answered the probe tool call with ${JSON.stringify(end.response.error ?? end.response.result).slice(0, 200)}`;
+  const how = describeCallEnd(await call);
   return {
     kind: "broken",
     detail: `the call never reached the upstream as an input_required exchange: ${how}`,

@@ -10,6 +10,7 @@ import {
   type AnswerFor,
   type ArmedProbe,
   callProbeAndRace,
+  describeCallEnd,
   type HarnessAnswerer,
   type HarnessUpstream,
   type InputFraming,
@@ -457,10 +458,7 @@ export class RelaySession {
     const late = await within(outcomeP, graceMs + OUTCOME_GRACE_MS);
     if (late) return late;
     upstream.disarm(caseKey);
-    const how =
-      "error" in call
-        ? call.error.message
-        : `the relay answered the probe tool call with ${JSON.stringify(call.response.error ?? call.response.result).slice(0, 200)}`;
+    const how = describeCallEnd(call);
     return {
       kind: "broken",
       detail: upstream.strayCalls.length
