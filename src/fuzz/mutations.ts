@@ -188,6 +188,20 @@ const BAD_BASE64 = [
 
 const loop = (era: Era) => toolLoopRequest(era, { minRounds: 1, maxRounds: 3 });
 
+/** Mutates one block of `type` (any round, any position) in a copy of a legal tool loop of the era. */
+function onLoopBlock(
+  era: Era,
+  type: "tool_result" | "tool_use",
+  edit: (messages: Json[], at: At, params: Json) => void,
+): fc.Arbitrary<Draft> {
+  return onRequest(loop(era), fc.constant(0), (params, pick) => {
+    const messages = messagesOf(params);
+    const [at, position] = choose(blocksOfType(messages, type), pick);
+    edit(messages, at, params);
+    return position;
+  });
+}
+
 /** The property a structured-content mutation types in its tool's outputSchema (no generated value has it). */
 const SCHEMA_MARK = "mcpxConformSchemaMark";
 
@@ -352,11 +366,8 @@ export const MUTATIONS = [
     eras: from("2025-11-25"),
     target: "request",
     generate: (era) =>
-      onRequest(loop(era), fc.constant(0), (params, pick) => {
-        const messages = messagesOf(params);
-        const [at, position] = choose(blocksOfType(messages, "tool_result"), pick);
+      onLoopBlock(era, "tool_result", (messages, at) => {
         removeBlock(messages, at);
-        return position;
       }),
   },
   {
@@ -402,14 +413,11 @@ export const MUTATIONS = [
     eras: from("2025-11-25"),
     target: "request",
     generate: (era) =>
-      onRequest(loop(era), fc.constant(0), (params, pick) => {
+      onLoopBlock(era, "tool_result", (messages, at) => {
         // The toolUseId differs from its tool_use id only in letter case (and from every other id there).
-        const messages = messagesOf(params);
-        const [at, position] = choose(blocksOfType(messages, "tool_result"), pick);
         const block = getBlock(messages, at);
         const taken = toolUseIds(messages[at.i - 1]);
         block.toolUseId = caseVariant(block.toolUseId as string, taken) ?? `${block.toolUseId}#case`;
-        return position;
       }),
   },
   {
@@ -418,16 +426,13 @@ export const MUTATIONS = [
     eras: from("2025-11-25"),
     target: "request",
     generate: (era) =>
-      onRequest(loop(era), fc.constant(0), (params, pick) => {
+      onLoopBlock(era, "tool_use", (messages, at) => {
         // Its tool_result goes too: the tool_use itself is the only violation.
-        const messages = messagesOf(params);
-        const [at, position] = choose(blocksOfType(messages, "tool_use"), pick);
         const use = getBlock(messages, at);
         const reply = messages[at.i + 1];
         const answer = reply && blocks(reply).find(({ block }) => block?.toolUseId === use.id);
         if (answer) removeBlock(messages, { i: at.i + 1, j: answer.j });
         delete use.id;
-        return position;
       }),
   },
   {
@@ -436,15 +441,12 @@ export const MUTATIONS = [
     eras: from("2025-11-25"),
     target: "request",
     generate: (era) =>
-      onRequest(loop(era), fc.constant(0), (params, pick) => {
+      onLoopBlock(era, "tool_result", (messages, at) => {
         // Its tool_use goes too: the tool_result itself is the only violation.
-        const messages = messagesOf(params);
-        const [at, position] = choose(blocksOfType(messages, "tool_result"), pick);
         const result = getBlock(messages, at);
         const use = blocks(messages[at.i - 1]!).find(({ block }) => block?.id === result.toolUseId);
         delete result.toolUseId;
         if (use) removeBlock(messages, { i: at.i - 1, j: use.j });
-        return position;
       }),
   },
   {
@@ -453,11 +455,9 @@ export const MUTATIONS = [
     eras: from("2025-11-25"),
     target: "request",
     generate: (era) =>
-      onRequest(loop(era), fc.constant(0), (params, pick) => {
+      onLoopBlock(era, "tool_result", (messages, at, params) => {
         // The answered tool gets an outputSchema typing one property as a number, and this tool_result (any round,
         // any block) a string there; the tool's other results hold no such property, so they still conform.
-        const messages = messagesOf(params);
-        const [at, position] = choose(blocksOfType(messages, "tool_result"), pick);
         const result = getBlock(messages, at);
         const use = blocks(messages[at.i - 1]!).find(({ block }) => block?.id === result.toolUseId)!.block;
         const tool = (params.tools as Json[]).find((t) => t.name === use.name)!;
@@ -467,7 +467,6 @@ export const MUTATIONS = [
           ...(sc && typeof sc === "object" && !Array.isArray(sc) ? sc : {}),
           [SCHEMA_MARK]: "not a number",
         };
-        return position;
       }),
   },
   {
