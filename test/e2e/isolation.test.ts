@@ -7,23 +7,23 @@ import { cliInProcess, tempDir } from "../helpers/cli.ts";
 
 const ROW = "sampling-relay-answers-only-the-asker";
 
+/** `run` against a target on these rows, into a fresh folder. */
+async function runRows(target: string, rows: string) {
+  const out = tempDir();
+  const r = await cliInProcess(["run", "--target", target, "--rows", rows, "--out", out, "--quiet"]);
+  return { out, r };
+}
+
 function readResults(dir: string): Results {
   return ResultsSchema.parse(JSON.parse(readFileSync(join(dir, "results.json"), "utf8")));
 }
 
 describe(`${ROW}: two downstream sessions on one relay`, () => {
   it("catches a bridge that broadcasts server requests to every session and forwards the first answer", async () => {
-    const out = tempDir();
-    const r = await cliInProcess([
-      "run",
-      "--target",
+    const { out, r } = await runRows(
       "targets/broken/broadcast-bridge.yaml",
-      "--rows",
       `sampling-relay-roundtrip,${ROW}`,
-      "--out",
-      out,
-      "--quiet",
-    ]);
+    );
     expect(r.code, r.stderr).toBe(1);
     const results = readResults(out);
     // It relays a single client perfectly well: only the isolation row fails.
@@ -47,17 +47,7 @@ describe(`${ROW}: two downstream sessions on one relay`, () => {
   });
 
   it("2026-07-28: the reference relay over Streamable HTTP keeps two clients' calls apart under one input key", async () => {
-    const out = tempDir();
-    const r = await cliInProcess([
-      "run",
-      "--target",
-      "targets/reference-http.yaml",
-      "--rows",
-      ROW,
-      "--out",
-      out,
-      "--quiet",
-    ]);
+    const { out, r } = await runRows("targets/reference-http.yaml", ROW);
     expect(r.code, r.stderr).toBe(0);
     const [cell] = readResults(out).cells.filter((c) => c.row === ROW);
     expect(cell?.era).toBe("2026-07-28");
@@ -85,17 +75,10 @@ describe(`${ROW}: two downstream sessions on one relay`, () => {
   });
 
   it("2026-07-28: catches a relay that files pending exchanges by input key, so the first answer continues the second call", async () => {
-    const out = tempDir();
-    const r = await cliInProcess([
-      "run",
-      "--target",
+    const { out, r } = await runRows(
       "targets/broken/mrtr-state-by-input-key.yaml",
-      "--rows",
       `sampling-relay-roundtrip,${ROW}`,
-      "--out",
-      out,
-      "--quiet",
-    ]);
+    );
     expect(r.code, r.stderr).toBe(1);
     const results = readResults(out);
     // One call at a time it relays correctly: only the isolation row fails.
@@ -109,17 +92,10 @@ describe(`${ROW}: two downstream sessions on one relay`, () => {
   });
 
   it("2026-07-28: catches a relay that continues the oldest exchange filed under a key, when the second caller answers first", async () => {
-    const out = tempDir();
-    const r = await cliInProcess([
-      "run",
-      "--target",
+    const { out, r } = await runRows(
       "targets/broken/mrtr-state-oldest-by-input-key.yaml",
-      "--rows",
       `sampling-relay-roundtrip,${ROW}`,
-      "--out",
-      out,
-      "--quiet",
-    ]);
+    );
     expect(r.code, r.stderr).toBe(1);
     const [cell] = readResults(out).cells.filter((c) => c.row === ROW);
     const byId = new Map(cell!.cases.map((c) => [c.id, c]));
