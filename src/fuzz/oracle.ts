@@ -1,5 +1,5 @@
 import { rowForRule } from "../judge/attribution.ts";
-import { firstDifference, withoutPointers } from "../judge/json-diff.ts";
+import { describeDifference, differences, withoutPointers } from "../judge/json-diff.ts";
 import type { Expectation } from "../model/case.ts";
 import type { Observation } from "../model/evidence.ts";
 import type { CellSide } from "../model/register.ts";
@@ -117,19 +117,15 @@ export function fidelity(o: Observation, dropped: readonly string[] = []): Fidel
     const inner = dropped.map((p) => p.slice("/request".length));
     const sent = withoutPointers(edit ? edit.decision.params : o.sent, inner);
     const asked = withoutPointers(o.asked[0], inner);
-    const d = firstDifference(sent, asked);
-    if (d !== null) out.push(difference("request", d, sent, asked));
+    const [d] = differences(sent, asked);
+    if (d) out.push({ document: "request", ...d });
   }
   const answered = o.answered as { result?: unknown } | undefined;
   if (o.upstream.kind === "result" && answered && "result" in answered) {
-    const d = firstDifference(answered.result, o.upstream.result);
-    if (d !== null) out.push(difference("result", d, answered.result, o.upstream.result));
+    const [d] = differences(answered.result, o.upstream.result);
+    if (d) out.push({ document: "result", ...d });
   }
   return out;
-}
-
-function difference(document: "request" | "result", pointer: string, sent: unknown, got: unknown) {
-  return { document, pointer, sent: valueAt(sent, pointer), received: valueAt(got, pointer) };
 }
 
 /** The value at an RFC 6901 pointer ("/" or "" for the whole document; undefined when absent). */
@@ -144,13 +140,14 @@ export function valueAt(doc: unknown, pointer: string): unknown {
   return cur;
 }
 
-const show = (v: unknown) => (v === undefined ? "absent" : JSON.stringify(v));
-
-/** One sentence per difference, e.g. `the result the upstream received differs at /model ("GPT" sent, "gpt" received)`. */
+/**
+ * One sentence per difference, with the pointer and both values, e.g. `the result the upstream received differs from
+ * the one the answerer sent: /model changed (sent "GPT", received "gpt")`.
+ */
 export function describeFidelity(d: FidelityDifference): string {
-  const where = d.pointer === "/" ? "" : ` at ${d.pointer}`;
-  const clip = (s: string) => (s.length > 80 ? `${s.slice(0, 79)}…` : s);
-  return d.document === "request"
-    ? `the request the answerer received differs from the one the upstream sent${where} (${clip(show(d.sent))} sent, ${clip(show(d.received))} received)`
-    : `the result the upstream received differs from the one the answerer sent${where} (${clip(show(d.sent))} sent, ${clip(show(d.received))} received)`;
+  const what =
+    d.document === "request"
+      ? "the request the answerer received differs from the one the upstream sent"
+      : "the result the upstream received differs from the one the answerer sent";
+  return `${what}: ${describeDifference(d)}`;
 }

@@ -8,7 +8,16 @@ import { refusalVerdict, validateRequest, validateResult } from "../validator/in
 import type { SamplingCapabilities } from "../validator/types.ts";
 import { type DeliveredChannel, type RowRef, rowForRule } from "./attribution.ts";
 import { bystanderCheck, ownCallChecks } from "./isolation.ts";
-import { firstDifference, hasPointer, valueAt, withoutPointers } from "./json-diff.ts";
+import {
+  type DiffWords,
+  describeDifferences,
+  differences,
+  firstDifference,
+  hasPointer,
+  scopedDifferences,
+  valueAt,
+  withoutPointers,
+} from "./json-diff.ts";
 import { hasMeaning, stackedPrefixes } from "./meanings.ts";
 import { type MrtrWireCheck, mrtrRetryChecks } from "./mrtr-wire.ts";
 import { reviewChecks } from "./review-shown.ts";
@@ -101,7 +110,7 @@ function describeExpectation(e: Expectation): string {
       : "";
   switch (e.outcome) {
     case "delivered":
-      return "the answer delivered unchanged";
+      return e.unchanged ? "the answer delivered unchanged" : "the answer delivered";
     case "error": {
       const codes =
         e.code === undefined ? "(any code)" : Array.isArray(e.code) ? e.code.join(" or ") : String(e.code);
@@ -117,6 +126,23 @@ function describeExpectation(e: Expectation): string {
 function timesAsked(o: Observation): number {
   return o.asked.length + (o.reviews ?? []).filter((r) => r.stage === "request").length;
 }
+
+/** What the relay changed in the request on its way to the answerer, as a clause (empty when nothing). */
+function requestChanged(o: Observation): string {
+  if (o.asked.length === 0) return "";
+  const d = differences(o.sent, o.asked[0]);
+  return d.length ? ` (the relay changed it on the way: ${describeDifferences(d, ASKED)})` : "";
+}
+
+/** What the relay changed in the answerer's result on its way to the upstream, as a clause (empty when nothing). */
+function resultChanged(o: Observation): string {
+  const answered = o.answered as { result?: unknown } | undefined;
+  if (o.upstream.kind !== "result" || !answered || !("result" in answered)) return "";
+  const d = differences(answered.result, o.upstream.result);
+  return d.length ? `, which differs from the answerer's: ${describeDifferences(d)}` : "";
+}
+
+const ASKED: DiffWords = { sent: "sent", received: "asked" };
 
 function askedChecks(asked: boolean | undefined, observation: Observation): JudgeCheck[] {
   if (asked === undefined) return [];
@@ -136,7 +162,7 @@ function askedChecks(asked: boolean | undefined, observation: Observation): Judg
           detail:
             n === 0
               ? "the answerer was never asked"
-              : `the answerer was asked ${n}× about a request that had to be refused first`,
+              : `the answerer was asked ${n}× about a request that had to be refused first${requestChanged(observation)}`,
         },
       ];
 }
@@ -164,7 +190,8 @@ function extraChecks(e: Expectation, o: Observation, era: Era): JudgeCheck[] {
   }
   if (e.modelGotEdit) {
     const edit = requestEdit(o);
-    const ok = edit !== undefined && o.asked.length > 0 && firstDifference(edit, o.asked[0]) === null;
+    const diffs = edit !== undefined && o.asked.length > 0 ? differences(edit, o.asked[0]) : [];
+    const ok = edit !== undefined && o.asked.length > 0 && diffs.length === 0;
     checks.push({
       id: "model-got-edit",
       ok,
@@ -174,7 +201,7 @@ function extraChecks(e: Expectation, o: Observation, era: Era): JudgeCheck[] {
           ? "the reviewer made no edit (the case must script one)"
           : o.asked.length === 0
             ? "the model was never asked after the reviewer's edit"
-            : "the model was asked with a request other than the reviewer's edit",
+            : `the model was asked with a request other than the reviewer's edit: ${describeDifferences(diffs, { sent: "edited", received: "asked" })}`,
     });
   }
   for (const pointer of e.askedWithout ?? []) {
@@ -232,27 +259,6 @@ function expectationChecks(e: Expectation, o: Observation, era: Era): JudgeCheck
   return [...outcomeChecks(e, o), ...extraChecks(e, o, era)];
 }
 
-/** The first difference between two documents inside the pointers a case names (under /request or /result). */
-function scopedDifference(
-  scope: string[],
-  doc: "request" | "result",
-  sent: unknown,
-  got: unknown,
-): string | null {
-  for (const pointer of scope) {
-    if (pointer === "/" || pointer === `/${doc}`) {
-      const d = firstDifference(sent, got);
-      if (d !== null) return d;
-      continue;
-    }
-    if (!pointer.startsWith(`/${doc}/`)) continue;
-    const inner = pointer.slice(doc.length + 1);
-    const d = firstDifference(valueAt(sent, inner), valueAt(got, inner));
-    if (d !== null) return d === "/" ? inner : `${inner}${d}`;
-  }
-  return null;
-}
-
 /**
  * Fidelity counts toward a case only where its rule is about it (`unchanged`); anywhere else a difference is
  * recorded for the reader and judged by sampling-relay-content-unchanged, not by this case's row.
@@ -262,23 +268,24 @@ function fidelityCheck(
   doc: "request" | "result",
   sent: unknown,
   got: unknown,
-  say: { same: string; differs: (at: string) => string },
+  say: { same: string; differs: string },
 ): JudgeCheck {
   const id = `${doc}-unchanged` as const;
-  const scope = e.unchanged ?? [];
-  const inScope = scopedDifference(scope, doc, sent, got);
-  if (inScope !== null) return { id, ok: false, detail: say.differs(inScope) };
-  const anywhere = firstDifference(sent, got);
-  if (anywhere === null) return { id, ok: true, detail: say.same };
+  const inScope = scopedDifferences(e.unchanged ?? [], doc, sent, got);
+  if (inScope.length > 0) return { id, ok: false, detail: `${say.differs}: ${describeDifferences(inScope)}` };
+  const anywhere = differences(sent, got);
+  if (anywhere.length === 0) return { id, ok: true, detail: say.same };
   return {
     id,
     ok: true,
     level: "info",
-    detail: `${say.differs(anywhere)}, which this case's rule is not about (fidelity is judged by sampling-relay-content-unchanged)`,
+    detail: `${say.differs} where this case's rule is not about it (fidelity is judged by sampling-relay-content-unchanged): ${describeDifferences(anywhere)}`,
   };
 }
 
 type Outcome<K extends Expectation["outcome"]> = Extract<Expectation, { outcome: K }>;
+
+const SHOWN: DiffWords = { sent: "sent", received: "shown" };
 
 /** delivered: the answerer was asked and answered, its result reached the upstream, fidelity where the rule is about it. */
 function deliveredChecks(e: Outcome<"delivered">, o: Observation): JudgeCheck[] {
@@ -302,7 +309,7 @@ function deliveredChecks(e: Outcome<"delivered">, o: Observation): JudgeCheck[] 
     checks.push(
       fidelityCheck(e, "result", answered.result, up.result, {
         same: "the result reached the upstream unchanged",
-        differs: (at) => `the result the upstream received differs at ${at}`,
+        differs: "the result the upstream received differs from the answerer's",
       }),
     );
   }
@@ -311,16 +318,16 @@ function deliveredChecks(e: Outcome<"delivered">, o: Observation): JudgeCheck[] 
     // Like the answerer's request: judged where the case's rule is about the request (its `unchanged` pointers);
     // elsewhere a difference is recorded (a review case judges the whole request it showed under review-request).
     const where = "shown" in r.question ? "the broker" : "the review surface";
-    const inScope = scopedDifference(e.unchanged ?? [], "request", o.sent, r.question.request);
-    const d = inScope ?? firstDifference(o.sent, r.question.request);
+    const inScope = scopedDifferences(e.unchanged ?? [], "request", o.sent, r.question.request);
+    const all = inScope.length > 0 ? inScope : differences(o.sent, r.question.request);
     checks.push({
       id: "review-request-unchanged",
-      ok: inScope === null,
-      ...(inScope === null && d !== null ? { level: "info" as const } : {}),
+      ok: inScope.length === 0,
+      ...(inScope.length === 0 && all.length > 0 ? { level: "info" as const } : {}),
       detail:
-        d === null
+        all.length === 0
           ? `${where} showed the request unchanged`
-          : `${where} showed a request that differs at ${d}${inScope === null ? ", which this case's rule is not about" : ""}`,
+          : `${where} showed a request that differs from the upstream's${inScope.length === 0 ? " where this case's rule is not about it" : ""}: ${describeDifferences(all, SHOWN)}`,
     });
   }
   if (o.asked.length > 0) {
@@ -333,8 +340,7 @@ function deliveredChecks(e: Outcome<"delivered">, o: Observation): JudgeCheck[] 
         withoutPointers(o.asked[0], dropped),
         {
           same: `the ${edit ? "reviewer's edited " : ""}request reached the answerer unchanged`,
-          differs: (at) =>
-            `the request the answerer received differs at ${at}${edit ? " from the reviewer's edit" : ""}`,
+          differs: `the request the answerer received differs from ${edit ? "the reviewer's edit" : "the upstream's"}`,
         },
       ),
     );
@@ -372,7 +378,7 @@ function errorChecks(e: Outcome<"error">, o: Observation): JudgeCheck[] {
     {
       id: "upstream-got-error",
       ok: up.kind === "error",
-      detail: `the upstream received ${describeOutcome(up)}`,
+      detail: `the upstream received ${describeOutcome(up)}${resultChanged(o)}`,
     },
   ];
   if (up.kind === "error") {
@@ -436,7 +442,7 @@ function outcomeChecks(e: Expectation, o: Observation): JudgeCheck[] {
         {
           id: "upstream-withheld",
           ok: o.upstream.kind === "withheld",
-          detail: `the upstream received ${describeOutcome(o.upstream)}`,
+          detail: `the upstream received ${describeOutcome(o.upstream)}${resultChanged(o)}`,
         },
         ...askedChecks(e.asked, o),
       ];

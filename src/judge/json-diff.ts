@@ -73,3 +73,132 @@ function without(value: unknown, keys: string[]): unknown {
   else copy[key] = without(copy[key], rest);
   return copy;
 }
+
+/**
+ * One place where two JSON documents differ: the JSON pointer (RFC 6901, "/" for the root) and the value on each
+ * side (`undefined` where the member is absent).
+ */
+export interface Difference {
+  pointer: string;
+  sent: unknown;
+  received: unknown;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** A content block (or any object that names its kind in a string `type`). */
+const blockType = (v: unknown): string | undefined =>
+  isPlainObject(v) && typeof v.type === "string" ? v.type : undefined;
+
+/**
+ * Every difference between what was sent and what was received, depth first, in the sent document's member order
+ * (then the members only the received one has), so the list is the same from one run to the next. An object whose
+ * `type` changed (an image block that became a text block) is one difference, not one per member.
+ */
+export function differences(sent: unknown, received: unknown, pointer = ""): Difference[] {
+  if (sent === received) return [];
+  const here = () => [{ pointer: pointer || "/", sent, received }];
+  if (Array.isArray(sent) && Array.isArray(received)) {
+    const out: Difference[] = [];
+    for (let i = 0; i < Math.max(sent.length, received.length); i++)
+      out.push(...differences(sent[i], received[i], `${pointer}/${i}`));
+    return out;
+  }
+  if (!isPlainObject(sent) || !isPlainObject(received)) return here();
+  const st = blockType(sent);
+  const rt = blockType(received);
+  if (st !== undefined && rt !== undefined && st !== rt) return here();
+  const out: Difference[] = [];
+  const keys = [...Object.keys(sent), ...Object.keys(received).filter((k) => !Object.hasOwn(sent, k))];
+  for (const key of keys) {
+    const at = `${pointer}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+    if (!Object.hasOwn(received, key)) out.push({ pointer: at, sent: sent[key], received: undefined });
+    else if (!Object.hasOwn(sent, key)) out.push({ pointer: at, sent: undefined, received: received[key] });
+    else out.push(...differences(sent[key], received[key], at));
+  }
+  return out;
+}
+
+/**
+ * The differences inside the pointers a case names, each under /request or /result ("/" or the document's own
+ * pointer: the whole document), with pointers relative to the document.
+ */
+export function scopedDifferences(
+  scope: readonly string[],
+  doc: "request" | "result",
+  sent: unknown,
+  received: unknown,
+): Difference[] {
+  const out: Difference[] = [];
+  for (const pointer of scope) {
+    if (pointer === "/" || pointer === `/${doc}`) out.push(...differences(sent, received));
+    else if (pointer.startsWith(`/${doc}/`)) {
+      const inner = pointer.slice(doc.length + 1);
+      out.push(...differences(valueAt(sent, inner), valueAt(received, inner), inner));
+    }
+  }
+  // Overlapping pointers ("/" and "/result/model") name one difference once.
+  return out.filter((d, i) => out.findIndex((e) => e.pointer === d.pointer) === i);
+}
+
+/** How many differences a reason lists, and how long a value may be before it is cut. */
+export const DIFF_LIMITS = { items: 3, valueChars: 80 } as const;
+
+/** A JSON value as a reason quotes it, cut to `max` characters. */
+export function quoteValue(value: unknown, max: number = DIFF_LIMITS.valueChars): string {
+  const text = value === undefined ? "nothing" : (JSON.stringify(value) ?? String(value));
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+const article = (word: string) => (/^[aeiou]/i.test(word) ? `an ${word}` : `a ${word}`);
+
+/** What kind of JSON value this is, in words: "a string", "an image block", "null". */
+function kindOf(value: unknown): string {
+  const type = blockType(value);
+  if (type !== undefined) return article(`${type} block`);
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return article(typeof value);
+}
+
+/** The words for the two sides of a comparison (default: what was sent and what was received). */
+export interface DiffWords {
+  sent: string;
+  received: string;
+}
+
+/**
+ * One difference in words, with both values: `/stopReason missing (sent "endTurn")`, `/_meta added (received
+ * {…})`, `/model changed (sent "A", received "a")`, `/maxTokens changed from a number to a string (sent 8,
+ * received "8")`.
+ */
+export function describeDifference(
+  d: Difference,
+  words: DiffWords = { sent: "sent", received: "received" },
+  max: number = DIFF_LIMITS.valueChars,
+): string {
+  if (d.received === undefined) return `${d.pointer} missing (${words.sent} ${quoteValue(d.sent, max)})`;
+  if (d.sent === undefined) return `${d.pointer} added (${words.received} ${quoteValue(d.received, max)})`;
+  const from = kindOf(d.sent);
+  const to = kindOf(d.received);
+  const how = from === to ? "changed" : `changed from ${from} to ${to}`;
+  return `${d.pointer} ${how} (${words.sent} ${quoteValue(d.sent, max)}, ${words.received} ${quoteValue(d.received, max)})`;
+}
+
+/**
+ * The differences in words, at most `items` of them, then how many more: `/a missing (sent 1), /b added (received
+ * 2) and 4 more differences`. Empty when there are none.
+ */
+export function describeDifferences(
+  diffs: readonly Difference[],
+  words?: DiffWords,
+  limits: { items?: number; valueChars?: number } = {},
+): string {
+  const items = limits.items ?? DIFF_LIMITS.items;
+  const listed = diffs.slice(0, items).map((d) => describeDifference(d, words, limits.valueChars));
+  const more = diffs.length - listed.length;
+  return more > 0
+    ? `${listed.join(", ")} and ${more} more difference${more === 1 ? "" : "s"}`
+    : listed.join(", ");
+}

@@ -1,6 +1,6 @@
 import type { Frame } from "../model/evidence.ts";
 import { isObject, METHOD } from "../protocol/wire.ts";
-import { firstDifference } from "./json-diff.ts";
+import { describeDifferences, differences, firstDifference } from "./json-diff.ts";
 
 /**
  * 2026-07-28's retry rules, judged from the upstream's wire log (the relay's requests to the upstream and the
@@ -52,7 +52,7 @@ export function mrtrRetryChecks(frames: Frame[]): MrtrWireCheck[] {
   const stateOk = hadState
     ? echoed && firstDifference(asked.requestState, retry.params.requestState) === null
     : !echoed;
-  const argsDiff = firstDifference(first.params.arguments, retry.params.arguments);
+  const argsDiff = differences(first.params.arguments, retry.params.arguments);
   return [
     {
       id: "mrtr-retry-new-id",
@@ -77,11 +77,11 @@ export function mrtrRetryChecks(frames: Frame[]): MrtrWireCheck[] {
     },
     {
       id: "mrtr-retry-arguments-unchanged",
-      ok: argsDiff === null,
+      ok: argsDiff.length === 0,
       detail:
-        argsDiff === null
+        argsDiff.length === 0
           ? "the retry kept the call's arguments"
-          : `the retry changed the call's arguments at ${argsDiff}`,
+          : `the retry changed the call's arguments: ${describeDifferences(argsDiff, { sent: "called with", received: "retried with" })}`,
     },
   ];
 }

@@ -2,7 +2,7 @@ import type { CheckId } from "../model/checks.ts";
 import type { Check, Observation } from "../model/evidence.ts";
 import type { Era } from "../protocol/eras.ts";
 import { validateResult } from "../validator/index.ts";
-import { firstDifference } from "./json-diff.ts";
+import { describeDifferences, differences } from "./json-diff.ts";
 
 /**
  * What a review question (the reference relay's review surface, or a broker's question as the profile points into
@@ -64,10 +64,10 @@ function notShown(q: Record<string, unknown>, field: string): string | undefined
 
 function requestProblems(q: Record<string, any>, sent: Record<string, unknown>, era: Era): string[] {
   const missing: string[] = [];
-  if (firstDifference(q.request, sent) !== null) {
-    const d = firstDifference(q.request, sent);
+  const shown = differences(sent, q.request);
+  if (shown.length > 0) {
     missing.push(
-      `the full request (${notShown(q, "request") ?? `it differs at ${d}; shown: ${quote(q.request)}`})`,
+      `the full request (${notShown(q, "request") ?? `shown differs from the request sent: ${describeDifferences(shown, { sent: "sent", received: "shown" })}`})`,
     );
   }
   const skeleton = q.resultSkeleton;
@@ -118,9 +118,15 @@ function questionProblems(
   if (stage === "request") missing.push(...requestProblems(q, sent, era));
   else {
     const model = (o.modelAnswered as { result?: unknown } | undefined)?.result;
-    if (model === undefined || firstDifference(q.response, model) !== null)
+    const shown = model === undefined ? [] : differences(model, q.response);
+    if (model === undefined || shown.length > 0)
       missing.push(
-        `the model's response unchanged (${notShown(q, "response") ?? `shown: ${quote(q.response)}`})`,
+        `the model's response unchanged (${
+          notShown(q, "response") ??
+          (model === undefined
+            ? `shown: ${quote(q.response)}`
+            : `shown differs from the model's: ${describeDifferences(shown, { sent: "answered", received: "shown" })}`)
+        })`,
       );
   }
   return missing;

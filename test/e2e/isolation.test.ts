@@ -35,7 +35,9 @@ describe(`${ROW}: two downstream sessions on one relay`, () => {
       expect(cell.status).toBe("fail");
       const [kase] = cell.cases;
       expect(kase?.reason).toMatch(/also reached session B/);
-      expect(kase?.reason).toMatch(/differs at \/content\/text/);
+      expect(kase?.reason).toMatch(
+        /\/content\/text changed \(sent "An answer\. [^"]*", received "An answer\. [^"]*-bystander"\)/,
+      );
       const evidence = EvidenceSchema.parse(JSON.parse(readFileSync(join(out, kase!.evidence!), "utf8")));
       // B's decoy won the race and reached the upstream; both sessions were shown the request.
       expect(JSON.stringify(evidence.observation.upstream)).toContain(`${evidence.canary}-bystander`);

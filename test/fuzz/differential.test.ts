@@ -47,7 +47,7 @@ describe("fidelity", () => {
     expect(rest).toEqual([]);
     expect(d).toEqual({ document: "result", pointer: "/model", sent: "GPT-4o ", received: "gpt-4o" });
     expect(describeFidelity(d!)).toBe(
-      'the result the upstream received differs from the one the answerer sent at /model ("GPT-4o " sent, "gpt-4o" received)',
+      'the result the upstream received differs from the one the answerer sent: /model changed (sent "GPT-4o ", received "gpt-4o")',
     );
   });
 
@@ -56,7 +56,9 @@ describe("fidelity", () => {
     delete (asked.messages[0]!._meta as Record<string, unknown>).a;
     const [d] = fidelity(delivered({ asked: [asked] }));
     expect(d).toMatchObject({ document: "request", pointer: "/messages/0/_meta/a", sent: null });
-    expect(describeFidelity(d!)).toContain("(null sent, absent received)");
+    expect(describeFidelity(d!)).toBe(
+      "the request the answerer received differs from the one the upstream sent: /messages/0/_meta/a missing (sent null)",
+    );
   });
 
   it("says nothing when nothing was delivered", () => {
@@ -87,7 +89,7 @@ describe("differential", () => {
     expect(d.row).toBe("sampling-relay-content-unchanged");
     expect(d.side).toBe("intermediary");
     expect(d.verdict.status).toBe("fail");
-    expect(d.verdict.reason).toMatch(/^The result the upstream received differs .* at \/model/);
+    expect(d.verdict.reason).toMatch(/^The result the upstream received differs .*: \/model changed/);
     expect(d.verdict.checks).toContainEqual(
       expect.objectContaining({ id: "fuzz-result-fidelity", ok: false }),
     );
@@ -220,7 +222,7 @@ describe("attribution of counterexamples", () => {
       { tool: { name: "mcpx-conform", version: "0" }, target: { name: "t" }, seed: 1 },
     );
     expect(folded.summaries[0]).toMatchObject({ status: "fail" });
-    expect(folded.summaries[0]!.reason).toContain('("GPT-4o " sent, "gpt-4o" received)');
+    expect(folded.summaries[0]!.reason).toContain('/model changed (sent "GPT-4o ", received "gpt-4o")');
     expect(folded.judged.map((j) => [j.row, j.side, j.result.status])).toEqual([
       ["sampling-relay-content-unchanged", "intermediary", "fail"],
     ]);

@@ -101,7 +101,7 @@ describe("judgeCase: delivered", () => {
     expect(v.status).toBe("fail");
     expect(failed(v)).toEqual(["result-unchanged"]);
     expect(v.reason).toBe(
-      "The result the upstream received differs at /model — expected the answer delivered unchanged",
+      'The result the upstream received differs from the answerer\'s: /model changed (sent "m", received "unknown") — expected the answer delivered unchanged',
     );
     expect(judge(delivered, o, { severity: "warning" }).status).toBe("warn");
   });
@@ -113,12 +113,16 @@ describe("judgeCase: delivered", () => {
     expect(plain.status).toBe("pass");
     const info = plain.checks.find((c) => c.id === "result-unchanged")!;
     expect(info).toMatchObject({ ok: true, level: "info" });
-    expect(info.detail).toMatch(/differs at \/_meta, which this case's rule is not about/);
+    expect(info.detail).toBe(
+      "the result the upstream received differs from the answerer's where this case's rule is not about it (fidelity is judged by sampling-relay-content-unchanged): /_meta added (received {\"relay.example/ts\":1})",
+    );
     const aboutModel = judge([{ outcome: "delivered", unchanged: ["/result/model"] }], o);
     expect(aboutModel.status).toBe("pass");
     const aboutMeta = judge([{ outcome: "delivered", unchanged: ["/result/_meta"] }], o);
     expect(aboutMeta.status).toBe("fail");
-    expect(aboutMeta.reason).toMatch(/^The result the upstream received differs at \/_meta/);
+    expect(aboutMeta.reason).toBe(
+      'The result the upstream received differs from the answerer\'s: /_meta added (received {"relay.example/ts":1}) — expected the answer delivered unchanged',
+    );
     const lowered = obs({ upstream: { kind: "result", result: { ...answer, model: "M" } } });
     expect(judge([{ outcome: "delivered", unchanged: ["/result/model"] }], lowered).status).toBe("fail");
     expect(judge([{ outcome: "delivered", unchanged: ["/request"] }], lowered).status).toBe("pass");
@@ -191,7 +195,7 @@ describe("judgeCase: delivered", () => {
     const v = judge(delivered, obs({ asked: [changed] }));
     expect(failed(v)).toEqual(["request-unchanged"]);
     expect(v.checks.find((c) => c.id === "request-unchanged")!.detail).toBe(
-      "the request the answerer received differs at /maxTokens",
+      "the request the answerer received differs from the upstream's: /maxTokens changed (sent 8, received 9)",
     );
     const twice = judge(delivered, obs({ asked: [sent, sent] }));
     expect(failed(twice)).toEqual(["asked-once"]);
@@ -249,7 +253,7 @@ describe("judgeCase: delivered", () => {
     const ignored = judge(delivered, obs({ asked: [sent], reviews }));
     expect(failed(ignored)).toEqual(["request-unchanged"]);
     expect(ignored.checks.find((c) => c.id === "request-unchanged")!.detail).toBe(
-      "the request the answerer received differs at /systemPrompt from the reviewer's edit",
+      'the request the answerer received differs from the reviewer\'s edit: /systemPrompt missing (sent "be brief")',
     );
     const shownOther = judge(
       delivered,
@@ -265,7 +269,95 @@ describe("judgeCase: delivered", () => {
     );
     expect(failed(shownOther)).toEqual(["review-request-unchanged"]);
     expect(shownOther.checks.find((c) => c.id === "review-request-unchanged")!.detail).toBe(
-      "the review surface showed a request that differs at /maxTokens",
+      "the review surface showed a request that differs from the upstream's: /maxTokens changed (sent 8, shown 1)",
+    );
+  });
+});
+
+describe("judgeCase: reasons name what the relay changed, with the pointer and both values", () => {
+  const whole: Expectation[] = [{ outcome: "delivered", unchanged: ["/"] }];
+  const result = { ...answer, stopReason: "endTurn", _meta: { "example.com/trace": "t1" } };
+  const got = (r: unknown) =>
+    judge(whole, obs({ answered: { result }, upstream: { kind: "result", result: r } })).reason;
+
+  it("a dropped field (the request direction)", () => {
+    const withPrompt = { ...sent, systemPrompt: `Be brief ${CANARY}` };
+    expect(judge(whole, obs({ sent: withPrompt, asked: [sent] })).reason).toBe(
+      'The request the answerer received differs from the upstream\'s: /systemPrompt missing (sent "Be brief cnry-test-1") — expected the answer delivered unchanged',
+    );
+  });
+
+  it("a string coerced to a number", () => {
+    const tagged = { ...sent, metadata: { ticket: "7" } };
+    expect(judge(whole, obs({ sent: tagged, asked: [{ ...sent, metadata: { ticket: 7 } }] })).reason).toBe(
+      'The request the answerer received differs from the upstream\'s: /metadata/ticket changed from a string to a number (sent "7", received 7) — expected the answer delivered unchanged',
+    );
+  });
+
+  it("an image block replaced by an empty text block", () => {
+    const image = { ...result, content: { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" } };
+    const v = judge(
+      whole,
+      obs({
+        answered: { result: image },
+        upstream: { kind: "result", result: { ...image, content: { type: "text", text: "" } } },
+      }),
+    );
+    expect(v.reason).toBe(
+      'The result the upstream received differs from the answerer\'s: /content changed from an image block to a text block (sent {"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}, received {"type":"text","text":""}) — expected the answer delivered unchanged',
+    );
+  });
+
+  it("a stripped stopReason", () => {
+    const { stopReason: _gone, ...stripped } = result;
+    expect(got(stripped)).toBe(
+      'The result the upstream received differs from the answerer\'s: /stopReason missing (sent "endTurn") — expected the answer delivered unchanged',
+    );
+  });
+
+  it("an added _meta key", () => {
+    expect(got({ ...result, _meta: { ...result._meta, "relay.example/ts": 1 } })).toBe(
+      "The result the upstream received differs from the answerer's: /_meta/relay.example~1ts added (received 1) — expected the answer delivered unchanged",
+    );
+  });
+
+  it("lists three differences, cuts long values and says how many more", () => {
+    const long = "x".repeat(200);
+    expect(
+      got({ role: "user", content: { type: "text", text: long }, model: "M", _meta: {}, extra: 1 }),
+    ).toBe(
+      `The result the upstream received differs from the answerer's: /role changed (sent "assistant", received "user"), /content/text changed (sent "Hello cnry-test-1", received "${"x".repeat(78)}…), /model changed (sent "m", received "M") and 3 more differences — expected the answer delivered unchanged`,
+    );
+  });
+
+  it("a result the relay changed where it had to refuse, and a request it changed before asking", () => {
+    const bad = { ...answer, model: 42 };
+    const repaired = judge(
+      [{ outcome: "error" }],
+      obs({ answered: { result: bad }, upstream: { kind: "result", result: { ...answer, model: "42" } } }),
+    );
+    expect(repaired.reason).toBe(
+      'The upstream received a result (role "assistant", model "42"), which differs from the answerer\'s: /model changed from a number to a string (sent 42, received "42") — expected error (any code)',
+    );
+    const passed = judge(
+      [{ outcome: "error" }],
+      obs({ answered: { result: bad }, upstream: { kind: "result", result: bad } }),
+    );
+    // Passed on as answered: nothing the relay changed to report (the validator names what is wrong with it).
+    expect(passed.checks.find((c) => c.id === "upstream-got-error")!.detail).toBe(
+      'the upstream received a result (role "assistant", model 42)',
+    );
+    const badRequest = { ...sent, maxTokens: "8" };
+    const fixed = judge(
+      [{ outcome: "error", asked: false }],
+      obs({
+        sent: badRequest,
+        asked: [sent],
+        upstream: { kind: "error", error: { code: -32602, message: "x" } },
+      }),
+    );
+    expect(fixed.reason).toBe(
+      'The answerer was asked 1× about a request that had to be refused first (the relay changed it on the way: /maxTokens changed from a string to a number (sent "8", asked 8)) — expected error (any code), without asking the answerer',
     );
   });
 });
@@ -457,7 +549,7 @@ describe("judgeCase: withheld, alternatives and eras", () => {
     // delivered fails 1 check (upstream-got-result); the error fails 1 too; the first closest one is kept.
     expect(failed(both)).toEqual(["upstream-got-result"]);
     expect(both.reason).toBe(
-      "The upstream received no answer within the harness's 5 ms deadline — expected the answer delivered unchanged, or error -1, after asking the answerer",
+      "The upstream received no answer within the harness's 5 ms deadline — expected the answer delivered, or error -1, after asking the answerer",
     );
     const closer = judge(
       [{ outcome: "error", code: -1, message: "x", asked: false }, { outcome: "error" }],
@@ -563,7 +655,8 @@ describe("judgeCase: extra checks", () => {
     });
     expect(detail(obs({ asked: [sent], reviews: approve, upstream: err }))).toMatchObject({
       ok: false,
-      detail: "the model was asked with a request other than the reviewer's edit",
+      detail:
+        "the model was asked with a request other than the reviewer's edit: /maxTokens changed (edited 2, asked 8)",
     });
     expect(detail(obs({ asked: [], reviews: approve, upstream: err }))).toMatchObject({
       ok: false,
@@ -669,7 +762,7 @@ describe("judgeCase: extra checks", () => {
         "review-request",
       ).detail,
     ).toBe(
-      'the review surface showed the request without the full request (it differs at /messages; shown: {"maxTokens":8})',
+      'the review surface showed the request without the full request (shown differs from the request sent: /messages missing (sent [{"role":"user","content":{"type":"text","text":"Hi cnry-test-1"}}]), /systemPrompt missing (sent "sys cnry-test-1"))',
     );
     const otherResponse = { ...response, response: { ...answer, model: "x" } };
     expect(
@@ -678,7 +771,7 @@ describe("judgeCase: extra checks", () => {
         "review-response",
       ).detail,
     ).toBe(
-      'the review surface showed the response without the model\'s response unchanged (shown: {"role":"assistant","content":{"type":"text","text":"Hello cnry-test-1"},"model":"x"})',
+      'the review surface showed the response without the model\'s response unchanged (shown differs from the model\'s: /model changed (answered "m", shown "x"))',
     );
     expect(
       detailOf(obs({ ...base, reviews: reviews(question, response) }), "review-response").detail,

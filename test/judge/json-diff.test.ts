@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { firstDifference, hasPointer } from "../../src/judge/json-diff.ts";
+import {
+  describeDifference,
+  describeDifferences,
+  differences,
+  firstDifference,
+  hasPointer,
+  quoteValue,
+  scopedDifferences,
+} from "../../src/judge/json-diff.ts";
 
 describe("firstDifference", () => {
   it("finds no difference between deep-equal values, whatever the key order", () => {
@@ -75,5 +83,95 @@ describe("hasPointer", () => {
     expect(hasPointer(doc, "/z/x")).toBe(false);
     expect(hasPointer(doc, "/a/toString")).toBe(false);
     expect(hasPointer([1, 2], "/length")).toBe(false);
+  });
+});
+
+describe("differences", () => {
+  it("finds none between deep-equal values, whatever the key order", () => {
+    expect(differences({ a: 1, b: [1, { c: null }] }, { b: [1, { c: null }], a: 1 })).toEqual([]);
+    expect(differences(null, null)).toEqual([]);
+  });
+
+  it("lists every difference with its pointer and both values, absent as undefined", () => {
+    expect(
+      differences(
+        { role: "assistant", model: "M", stopReason: "endTurn", tags: [1, 2] },
+        { role: "assistant", model: "m", tags: [1, 2, 3], _meta: { k: 1 } },
+      ),
+    ).toEqual([
+      { pointer: "/model", sent: "M", received: "m" },
+      { pointer: "/stopReason", sent: "endTurn", received: undefined },
+      { pointer: "/tags/2", sent: undefined, received: 3 },
+      { pointer: "/_meta", sent: undefined, received: { k: 1 } },
+    ]);
+    expect(differences(1, "1")).toEqual([{ pointer: "/", sent: 1, received: "1" }]);
+    expect(differences([1], {})).toEqual([{ pointer: "/", sent: [1], received: {} }]);
+    expect(differences({ "a/b~": 1 }, { "a/b~": 2 }, "/x")).toEqual([
+      { pointer: "/x/a~1b~0", sent: 1, received: 2 },
+    ]);
+  });
+
+  it("reports a block whose type changed as one replaced block", () => {
+    const image = { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" };
+    const text = { type: "text", text: "" };
+    expect(differences({ content: image }, { content: text })).toEqual([
+      { pointer: "/content", sent: image, received: text },
+    ]);
+    // Same type: member by member.
+    expect(differences({ type: "text", text: "a" }, { type: "text", text: "b" })).toEqual([
+      { pointer: "/text", sent: "a", received: "b" },
+    ]);
+  });
+
+  it("keeps only what lies inside a case's pointers, relative to its document, each once", () => {
+    const sent = { model: "M", stopReason: "endTurn" };
+    const got = { model: "m" };
+    expect(scopedDifferences(["/result/model"], "result", sent, got)).toEqual([
+      { pointer: "/model", sent: "M", received: "m" },
+    ]);
+    expect(scopedDifferences(["/request/model"], "result", sent, got)).toEqual([]);
+    expect(scopedDifferences(["/", "/result/model"], "result", sent, got)).toHaveLength(2);
+    expect(scopedDifferences(["/result"], "result", sent, got)).toHaveLength(2);
+  });
+});
+
+describe("describeDifferences", () => {
+  it("names what changed, with both values and the change of kind", () => {
+    expect(describeDifference({ pointer: "/stopReason", sent: "endTurn", received: undefined })).toBe(
+      '/stopReason missing (sent "endTurn")',
+    );
+    expect(describeDifference({ pointer: "/_meta/k", sent: undefined, received: 1 })).toBe(
+      "/_meta/k added (received 1)",
+    );
+    expect(describeDifference({ pointer: "/model", sent: "A", received: "a" })).toBe(
+      '/model changed (sent "A", received "a")',
+    );
+    expect(describeDifference({ pointer: "/n", sent: "64", received: 64 })).toBe(
+      '/n changed from a string to a number (sent "64", received 64)',
+    );
+    expect(describeDifference({ pointer: "/x", sent: null, received: [] })).toBe(
+      "/x changed from null to an array (sent null, received [])",
+    );
+    expect(describeDifference({ pointer: "/c", sent: { type: "image" }, received: { type: "audio" } })).toBe(
+      '/c changed from an image block to an audio block (sent {"type":"image"}, received {"type":"audio"})',
+    );
+    expect(
+      describeDifference({ pointer: "/q", sent: 1, received: 2 }, { sent: "asked", received: "shown" }),
+    ).toBe("/q changed (asked 1, shown 2)");
+  });
+
+  it("lists at most three, cuts long values and says how many more", () => {
+    const many = differences({ a: 1, b: 2, c: 3, d: 4, e: 5 }, {});
+    expect(describeDifferences(many)).toBe(
+      "/a missing (sent 1), /b missing (sent 2), /c missing (sent 3) and 2 more differences",
+    );
+    expect(describeDifferences(many.slice(0, 4))).toMatch(/and 1 more difference$/);
+    expect(describeDifferences([])).toBe("");
+    expect(quoteValue("x".repeat(200))).toBe(`"${"x".repeat(78)}…`);
+    expect(quoteValue("x".repeat(200))).toHaveLength(80);
+    expect(quoteValue(undefined)).toBe("nothing");
+    expect(describeDifferences(many, undefined, { items: 1, valueChars: 3 })).toBe(
+      "/a missing (sent 1) and 4 more differences",
+    );
   });
 });

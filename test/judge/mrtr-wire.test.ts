@@ -64,6 +64,9 @@ describe("2026-07-28 retry rules from the wire", () => {
     expect(failed(wire({ state: null, echoed: "invented" }))).toEqual(["mrtr-request-state-echoed"]);
     expect(failed(wire({ echoed: "s+/=", args: { a: 2 } }))).toEqual(["mrtr-retry-arguments-unchanged"]);
     expect(mrtrRetryChecks(wire({ echoed: "x" })).find((c) => !c.ok)?.detail).toMatch(/is not the one given/);
+    expect(mrtrRetryChecks(wire({ echoed: "s+/=", args: { a: "1" } })).find((c) => !c.ok)?.detail).toBe(
+      'the retry changed the call\'s arguments: /a changed from a number to a string (called with 1, retried with "1")',
+    );
   });
 
   it("says nothing when there was no retry", () => {
