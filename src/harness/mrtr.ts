@@ -26,6 +26,13 @@ export const DEFAULT_INPUT_KEY = "mcpx-conform/sample";
  */
 const MAX_ROUNDS = 60;
 
+/**
+ * The caching hints 2026-07-28 requires on server/discover and tools/list results (CacheableResult): stale at once
+ * (each case's relay sees the upstream as it is now) and for this authorization context only (the harness claims
+ * nothing about sharing). Without them a relay that validates what it receives refuses the listing.
+ */
+const NOT_CACHEABLE = { ttlMs: 0, cacheScope: "private" } as const;
+
 const isObject = (v: unknown): v is Record<string, any> => isJsonObject(v);
 const clip = (s: string, n = 120) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
@@ -124,6 +131,7 @@ export class ModernUpstream implements HarnessUpstream {
             resultType: "complete",
             supportedVersions: [MRTR_ERA],
             capabilities: { tools: {} },
+            ...NOT_CACHEABLE,
             _meta: { [META.serverInfo]: { name: "mcpx-conform-upstream", version: "1" } },
           },
         };
@@ -154,6 +162,7 @@ export class ModernUpstream implements HarnessUpstream {
                 inputSchema: { type: "object", properties: { caseKey: { type: "string" } } },
               },
             ],
+            ...NOT_CACHEABLE,
           },
         };
       case "tools/call":
@@ -351,7 +360,8 @@ export class ModernAnswerer implements HarnessAnswerer {
   ) {
     this.peer = new JsonRpcPeer(channel, "down-");
     this.peer.onRequest(async (method, params) => {
-      if (method === "ping") return { result: {} };
+      // Every 2026-07-28 result says its resultType (Result requires it), a ping's too.
+      if (method === "ping") return { result: { resultType: "complete" } };
       this.wireRequests.push({ method, params });
       return {
         error: {
