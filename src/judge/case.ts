@@ -175,8 +175,8 @@ function requestEdit(o: Observation): unknown {
   )?.decision.params;
 }
 
-function extraChecks(e: Expectation, o: Observation, era: Era): JudgeCheck[] {
-  const checks: JudgeCheck[] = [...reviewChecks(e.reviewed ?? [], o, era, requestEdit(o))];
+function extraChecks(e: Expectation, o: Observation, era: Era, cell?: RowRef): JudgeCheck[] {
+  const checks: JudgeCheck[] = [...reviewChecks(e.reviewed ?? [], o, era, requestEdit(o), cell)];
   if (e.modelAsked !== undefined) {
     const n = o.asked.length;
     checks.push({
@@ -255,8 +255,8 @@ function callErrorChecks(expected: Expectation["callError"], o: Observation): Ju
   ];
 }
 
-function expectationChecks(e: Expectation, o: Observation, era: Era): JudgeCheck[] {
-  return [...outcomeChecks(e, o), ...extraChecks(e, o, era)];
+function expectationChecks(e: Expectation, o: Observation, era: Era, cell?: RowRef): JudgeCheck[] {
+  return [...outcomeChecks(e, o), ...extraChecks(e, o, era, cell)];
 }
 
 /**
@@ -667,7 +667,7 @@ export function judgeCase(input: JudgeInput): CaseVerdict {
   let best: { checks: Check[]; must: number; advisory: number } | undefined;
   for (const e of applicable) {
     const own = [
-      ...expectationChecks(e, o, input.era),
+      ...expectationChecks(e, o, input.era, input.cell),
       ...expiryTimingCheck(e, input),
       ...initializedChecks(e, input),
       ...common,

@@ -2,6 +2,7 @@ import type { CheckId } from "../model/checks.ts";
 import type { Check, Observation } from "../model/evidence.ts";
 import type { Era } from "../protocol/eras.ts";
 import { validateResult } from "../validator/index.ts";
+import type { RowRef } from "./attribution.ts";
 import { describeDifferences, differences } from "./json-diff.ts";
 
 /**
@@ -10,6 +11,11 @@ import { describeDifferences, differences } from "./json-diff.ts";
  * message's text (found by its canaried text wherever the surface put it, in array content and inside tool blocks
  * too), the full request, and an answer skeleton the reference validator accepts for that request — not `{}`. A
  * response question must show the model's response unchanged. Reasons quote what was (not) shown.
+ *
+ * Each check counts toward its own row: that a question was put to the person at all (`review-asked`) is the case's
+ * own row's (a person who is never asked cannot deny); what a question shows counts toward the rows about what a
+ * question shows only (SHOWN_ROWS), from whichever case it was seen in. A broker that shows no messages but honours
+ * a denial passes sampling-human-in-loop-can-deny and fails sampling-app-review-ui.
  */
 
 type JudgeCheck = Check & { id: CheckId };
@@ -132,12 +138,35 @@ function questionProblems(
   return missing;
 }
 
-/** One check per stage a case says must have been reviewed (`reviewed:`). */
+/**
+ * The register rows about what a question shows, per stage (matrix/register.yaml): a request question is what the
+ * person reviews (sampling-app-review-ui) and views before anything is sent (sampling-app-view-edit-prompts); a
+ * response question is the review of the response (sampling-app-review-responses). The first row of a stage is where
+ * a question seen in any other row's case counts. Not sampling-human-in-loop-can-deny nor
+ * sampling-client-user-approval-controls: they are about the decision being honoured, not about what was shown.
+ */
+export const SHOWN_ROWS: Readonly<Record<"request" | "response", readonly string[]>> = {
+  request: ["sampling-app-review-ui", "sampling-app-view-edit-prompts"],
+  response: ["sampling-app-review-responses"],
+};
+
+/** The row a stage's `review-<stage>` check counts toward from a case of `cell` (undefined: the case's own). */
+export function shownRowFor(stage: "request" | "response", cell: RowRef | undefined): RowRef | undefined {
+  if (!cell || SHOWN_ROWS[stage].includes(cell.row)) return undefined;
+  return { row: SHOWN_ROWS[stage][0]!, side: "client" };
+}
+
+/**
+ * Per stage a case says must have been reviewed (`reviewed:`): `review-asked` (the question was put at all, the
+ * case's own row) and `review-<stage>` (what it showed, counted toward SHOWN_ROWS: recorded as info with
+ * `countsFor` when the case's cell is another row).
+ */
 export function reviewChecks(
   stages: Array<"request" | "response">,
   o: Observation,
   era: Era,
   edit: unknown,
+  cell?: RowRef,
 ): JudgeCheck[] {
   const checks: JudgeCheck[] = [];
   const sent = (o.sent ?? {}) as Record<string, unknown>;
@@ -146,24 +175,33 @@ export function reviewChecks(
     const record = (o.reviews ?? []).find((r) => r.stage === stage);
     if (!record) {
       const where = asBroker ? "the broker" : "the review surface";
-      checks.push({
-        id: `review-${stage}` as const,
-        ok: false,
-        detail: `${where} never showed the ${stage}`,
-      });
+      checks.push({ id: "review-asked", ok: false, detail: `${where} never showed the ${stage}` });
       continue;
     }
     const q = record.question as Record<string, any>;
+    const where = surfaceOf(q);
+    checks.push({
+      id: "review-asked",
+      ok: true,
+      detail: `${where} put the ${stage} to the person answering`,
+    });
     const about = stage === "request" ? sent : ((edit ?? sent) as Record<string, unknown>);
     const missing = questionProblems(stage, q, about, sent, o, era);
-    const where = surfaceOf(q);
+    const elsewhere = shownRowFor(stage, cell);
+    const detail =
+      missing.length === 0
+        ? `${where} showed the ${stage} with the server, system prompt, messages and ${stage === "request" ? "an answer skeleton the validator accepts" : "the model's response"}`
+        : `${where} showed the ${stage} without ${missing.join("; ")}`;
     checks.push({
       id: `review-${stage}` as const,
       ok: missing.length === 0,
-      detail:
-        missing.length === 0
-          ? `${where} showed the ${stage} with the server, system prompt, messages and ${stage === "request" ? "an answer skeleton the validator accepts" : "the model's response"}`
-          : `${where} showed the ${stage} without ${missing.join("; ")}`,
+      ...(elsewhere && missing.length > 0
+        ? {
+            level: "info" as const,
+            countsFor: elsewhere,
+            detail: `${detail} (counted under ${elsewhere.row}, ${elsewhere.side} side)`,
+          }
+        : { detail }),
     });
   }
   return checks;

@@ -55,14 +55,19 @@ export const CHECK_CATALOGUE = {
     proves: "nobody on the answering side was asked about a request that had to be refused first",
     rule: "sampling-relay-validate-before-asking",
   },
+  "review-asked": {
+    proves:
+      "the review surface (or broker) put the stage the case names (request, response) to the person at all",
+    rule: "the case's own row (e.g. sampling-human-in-loop-can-deny: a person never asked cannot deny)",
+  },
   "review-request": {
     proves:
       "the review surface (or broker) showed the request with the server, system prompt, every message's text, the full request and an answer skeleton the validator accepts",
-    rule: "sampling-app-review-ui",
+    rule: "sampling-app-review-ui (or sampling-app-view-edit-prompts in its own cases), from whichever case it was seen in",
   },
   "review-response": {
     proves: "the review surface showed the model's response unchanged before delivery",
-    rule: "sampling-app-review-responses",
+    rule: "sampling-app-review-responses, from whichever case it was seen in",
   },
   "model-asked": {
     proves: "the model downstream was (not) asked, as the review decision demands",

@@ -10,16 +10,17 @@ import { ROOT, tempDir } from "../helpers/cli.ts";
  * The broker answerer end to end (answerer.kind: broker): the reference relay's review surface driven through a
  * declared broker profile (targets/reference-broker.yaml) gives the same case verdicts as the `kind: review` profile
  * of the same relay on the review rows; a broker whose question shows the request as a schema without messages and
- * offers `{}` (targets/broken/broker-shows-schema.yaml, what mcpx shows today) fails the four review rows, with
- * reasons quoting what was (not) shown.
+ * offers `{}` (targets/broken/broker-shows-schema.yaml, what mcpx shows today) fails the three rows about what a
+ * question shows, with reasons quoting what was (not) shown, and passes the rows about the decision: the person
+ * there can still deny, approve and decline (each check counts toward its own row, src/judge/review-shown.ts).
  */
-const REVIEW_ROWS = [
+const SHOWN_ROWS = [
   "sampling-app-review-ui",
   "sampling-app-view-edit-prompts",
   "sampling-app-review-responses",
-  "sampling-client-user-approval-controls",
 ];
-const ROWS = [...REVIEW_ROWS, "sampling-human-in-loop-can-deny"];
+const DECISION_ROWS = ["sampling-client-user-approval-controls", "sampling-human-in-loop-can-deny"];
+const ROWS = [...SHOWN_ROWS, ...DECISION_ROWS];
 
 async function run(target: string): Promise<Results> {
   const out = tempDir("mcpx-conform-broker-");
@@ -58,24 +59,33 @@ describe("answerer.kind: broker", () => {
     for (const cell of broker.cells) expect(cell.status, `${cell.row}`).toBe("pass");
   });
 
-  it("a broker showing a schema without messages and offering {} fails the four review rows, quoting what was shown", () => {
-    for (const row of REVIEW_ROWS) {
+  it("a broker showing a schema without messages and offering {} fails the rows about what a question shows, quoting what was shown", () => {
+    for (const row of SHOWN_ROWS) {
       const cell = broken.cells.find((c) => c.row === row && c.era === "2025-11-25")!;
       expect(["fail", "warn"], `${row}: ${cell.status}`).toContain(cell.status);
       const missed = cell.cases.filter((c) => c.status === "fail" || c.status === "warn");
       expect(missed.length, row).toBeGreaterThan(0);
       const shown = missed.filter((c) =>
-        /^The broker showed the request without every message's text/.test(c.reason),
+        /^The broker showed the (request|response) without every message's text/.test(c.reason),
       );
       expect(shown.length, `${row}: ${missed.map((c) => c.reason).join(" | ")}`).toBeGreaterThan(0);
       for (const c of shown) {
         // What was not shown (each message's canaried text), and what was shown instead: the schema and {}.
         expect(c.reason).toMatch(/not shown: "[^"]*Cnry-/);
         expect(c.reason).toContain('/requestedSchema is {"type":"object","properties":{}}');
-        expect(c.reason).toContain(
-          "an answer skeleton the reference validator accepts (offered {}: result.role at /role: role is required)",
-        );
+        if (/^The broker showed the request/.test(c.reason))
+          expect(c.reason).toContain(
+            "an answer skeleton the reference validator accepts (offered {}: result.role at /role: role is required)",
+          );
       }
+    }
+    // What the questions of the denial and approval cases showed counts there too, named by the case it was seen in.
+    const ui = broken.cells.find((c) => c.row === "sampling-app-review-ui")!;
+    expect(ui.cases.map((c) => c.id)).toContain("sampling-human-in-loop-can-deny/person-denies-at-review");
+    // The decision rows pass: the person can deny (the upstream gets -1, the model is never asked) and approve.
+    for (const row of DECISION_ROWS) {
+      const cell = broken.cells.find((c) => c.row === row && c.era === "2025-11-25")!;
+      expect(cell.status, `${row}: ${cell.cases.map((c) => c.reason).join(" | ")}`).toBe("pass");
     }
     // The round trip still passed (no case fell to the prerequisite), and cases that do not review pass: the
     // defect stays in what the question shows.

@@ -702,19 +702,25 @@ describe("judgeCase: extra checks", () => {
         .filter((c) => c.id.startsWith("review-") && c.id !== "review-request-unchanged")
         .map((c) => c.detail),
     ).toEqual([
+      "the review surface put the request to the person answering",
       "the review surface showed the request with the server, system prompt, messages and an answer skeleton the validator accepts",
+      "the review surface put the response to the person answering",
       "the review surface showed the response with the server, system prompt, messages and the model's response",
     ]);
 
     const detailOf = (o: Observation, id: string) => judge([e], o).checks.find((c) => c.id === id)!;
-    expect(detailOf(obs({ ...base, reviews: [] }), "review-request")).toEqual({
-      id: "review-request",
+    expect(detailOf(obs({ ...base, reviews: [] }), "review-asked")).toEqual({
+      id: "review-asked",
       ok: false,
       detail: "the review surface never showed the request",
     });
-    expect(detailOf(obs({ ...base, reviews: reviews(question) }), "review-response").detail).toBe(
-      "the review surface never showed the response",
-    );
+    expect(ids(judge([e], obs({ ...base, reviews: [] })))).not.toContain("review-request");
+    expect(
+      judge([e], obs({ ...base, reviews: reviews(question) })).checks.filter((c) => c.id === "review-asked"),
+    ).toEqual([
+      { id: "review-asked", ok: true, detail: "the review surface put the request to the person answering" },
+      { id: "review-asked", ok: false, detail: "the review surface never showed the response" },
+    ]);
     const hidden = {
       ...question,
       server: { name: "" },
