@@ -14,7 +14,9 @@ import {
   differences,
   firstDifference,
   hasPointer,
+  quoteValue,
   scopedDifferences,
+  stringsIn,
   valueAt,
   withoutPointers,
 } from "./json-diff.ts";
@@ -255,8 +257,14 @@ function callErrorChecks(expected: Expectation["callError"], o: Observation): Ju
   ];
 }
 
-function expectationChecks(e: Expectation, o: Observation, era: Era, cell?: RowRef): JudgeCheck[] {
-  return [...outcomeChecks(e, o), ...extraChecks(e, o, era, cell)];
+function expectationChecks(
+  e: Expectation,
+  o: Observation,
+  era: Era,
+  canary: string,
+  cell?: RowRef,
+): JudgeCheck[] {
+  return [...outcomeChecks(e, o, canary), ...extraChecks(e, o, era, cell)];
 }
 
 /**
@@ -287,8 +295,35 @@ type Outcome<K extends Expectation["outcome"]> = Extract<Expectation, { outcome:
 
 const SHOWN: DiffWords = { sent: "sent", received: "shown" };
 
+/**
+ * Identity (`identified`): the document that arrived carries verbatim a string of the one sent that holds the
+ * canary, so it is this case's question or this answerer's answer, whatever else the relay changed. A decoy under
+ * another token (`<canary>-bystander`), a stand-in result or another case's request carries none of them.
+ */
+function identifiedCheck(
+  doc: "request" | "result",
+  sent: unknown,
+  got: unknown,
+  canary: string,
+  say: { is: string; isNot: string },
+): JudgeCheck {
+  const id = `${doc}-identified` as const;
+  const canaried = stringsIn(sent).filter((s) => s.includes(canary));
+  if (canaried.length === 0)
+    return { id, ok: false, detail: `${say.isNot}: the case's ${doc} holds no text with its canary to tell` };
+  const received = new Set(stringsIn(got));
+  const match = canaried.find((s) => received.has(s));
+  if (match !== undefined)
+    return { id, ok: true, detail: `${say.is}: it carries ${quoteValue(match)} as sent` };
+  return {
+    id,
+    ok: false,
+    detail: `${say.isNot}: none of its texts with the canary arrived as sent (${describeDifferences(differences(sent, got))})`,
+  };
+}
+
 /** delivered: the answerer was asked and answered, its result reached the upstream, fidelity where the rule is about it. */
-function deliveredChecks(e: Outcome<"delivered">, o: Observation): JudgeCheck[] {
+function deliveredChecks(e: Outcome<"delivered">, o: Observation, canary: string): JudgeCheck[] {
   const up = o.upstream;
   const checks: JudgeCheck[] = [];
   checks.push({
@@ -312,6 +347,13 @@ function deliveredChecks(e: Outcome<"delivered">, o: Observation): JudgeCheck[] 
         differs: "the result the upstream received differs from the answerer's",
       }),
     );
+    if (e.identified?.includes("result"))
+      checks.push(
+        identifiedCheck("result", answered.result, up.result, canary, {
+          is: "the result the upstream received is the answerer's",
+          isNot: "the result the upstream received is not the answerer's",
+        }),
+      );
   }
   const edit = requestEdit(o);
   for (const r of (o.reviews ?? []).filter((x) => x.stage === "request")) {
@@ -344,6 +386,13 @@ function deliveredChecks(e: Outcome<"delivered">, o: Observation): JudgeCheck[] 
         },
       ),
     );
+    if (e.identified?.includes("request"))
+      checks.push(
+        identifiedCheck("request", edit ?? o.sent, o.asked[0], canary, {
+          is: `the request the answerer received is ${edit ? "the reviewer's edit" : "the upstream's"}`,
+          isNot: `the request the answerer received is not ${edit ? "the reviewer's edit" : "the upstream's"}`,
+        }),
+      );
   }
   return [...checks, ...droppedChecks(e, o)];
 }
@@ -431,10 +480,10 @@ function errorChecks(e: Outcome<"error">, o: Observation): JudgeCheck[] {
   return [...checks, ...askedChecks(e.asked, o)];
 }
 
-function outcomeChecks(e: Expectation, o: Observation): JudgeCheck[] {
+function outcomeChecks(e: Expectation, o: Observation, canary: string): JudgeCheck[] {
   switch (e.outcome) {
     case "delivered":
-      return deliveredChecks(e, o);
+      return deliveredChecks(e, o, canary);
     case "error":
       return errorChecks(e, o);
     case "withheld":
@@ -667,7 +716,7 @@ export function judgeCase(input: JudgeInput): CaseVerdict {
   let best: { checks: Check[]; must: number; advisory: number } | undefined;
   for (const e of applicable) {
     const own = [
-      ...expectationChecks(e, o, input.era, input.cell),
+      ...expectationChecks(e, o, input.era, input.canary, input.cell),
       ...expiryTimingCheck(e, input),
       ...initializedChecks(e, input),
       ...common,

@@ -25,6 +25,15 @@ export function firstDifference(a: unknown, b: unknown, pointer = ""): string | 
   return null;
 }
 
+/** Every string value in a JSON value (member names excluded), depth first. */
+export function stringsIn(value: unknown, out: string[] = []): string[] {
+  if (typeof value === "string") out.push(value);
+  else if (Array.isArray(value)) for (const v of value) stringsIn(v, out);
+  else if (value !== null && typeof value === "object")
+    for (const v of Object.values(value)) stringsIn(v, out);
+  return out;
+}
+
 /** Whether an RFC 6901 JSON pointer resolves to a present value (null counts as present). */
 export function hasPointer(value: unknown, pointer: string): boolean {
   if (pointer === "") return value !== undefined;

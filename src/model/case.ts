@@ -132,6 +132,17 @@ export const ExpectationSchema = z.discriminatedUnion("outcome", [
         .min(1)
         .optional(),
       /**
+       * Identity, not fidelity: the request the answerer received (`request`) or the result the upstream received
+       * (`result`) is this case's, because it carries verbatim a string of what was sent that holds the case's canary
+       * (the question's text, the answer's text). For rows about who receives what (a request delivered off the
+       * request path, an answer reaching only its asker, an answer constructed before the retry): a relay that
+       * rewrites another field passes them and fails sampling-relay-content-unchanged.
+       */
+      identified: z
+        .array(z.enum(["request", "result"]))
+        .min(1)
+        .optional(),
+      /**
        * Fields the relay must not pass on as the upstream sent them, because the answerer did not declare what they
        * need (includeContext without sampling.context, task without tasks): JSON pointers under /request, each mapped
        * to the values the relay may set instead ([]: only dropping it). Every request the answerer received has each

@@ -20,6 +20,16 @@ export const CHECK_CATALOGUE = {
     proves: "the result reached the upstream deep-equal where the case's rule is about it (unchanged:)",
     rule: "sampling-relay-content-unchanged and the case's own row",
   },
+  "request-identified": {
+    proves:
+      "the request the answerer received is this case's: it carries verbatim a text of the sent request that holds the case's canary (identity, whatever else changed)",
+    rule: "the case's own row (identified:), e.g. sampling-relay-unrelated-requests",
+  },
+  "result-identified": {
+    proves:
+      "the result the upstream received is the answerer's: it carries verbatim a text of the answer that holds the case's canary (not a decoy, a stand-in or another session's)",
+    rule: "the case's own row (identified:), e.g. sampling-relay-answers-only-the-asker",
+  },
   "review-request-unchanged": {
     proves: "the review surface showed the request the upstream sent",
     rule: "sampling-app-review-ui",
