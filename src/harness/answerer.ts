@@ -1,6 +1,7 @@
 import type { Answer } from "../model/case.ts";
 import type { Era } from "../protocol/eras.ts";
-import type { AnswerFor } from "./ends.ts";
+import { CODE } from "../protocol/wire.ts";
+import { type AnswerFor, ClientEraRefused } from "./ends.ts";
 import { JsonRpcPeer, type LineChannel } from "./jsonrpc-peer.ts";
 import { findProbeTool, type ProbeTemplate, probeCall } from "./probe-call.ts";
 import { PROBE_TOOL } from "./upstream.ts";
@@ -48,6 +49,12 @@ export class ClientAnswerer {
       },
       timeoutMs,
     );
+    // -32022 (UnsupportedProtocolVersionError) is the spec's word for "not this era": only such clients are affected.
+    if (init.error?.code === CODE.unsupportedProtocolVersion)
+      throw new ClientEraRefused(
+        this.era,
+        `initialize answered with error ${CODE.unsupportedProtocolVersion} ${JSON.stringify(init.error.message)}${refusedData(init.error.data)}`,
+      );
     if (init.error) throw new Error(`the relay refused initialize: ${JSON.stringify(init.error)}`);
     this.negotiated = String((init.result as any)?.protocolVersion ?? "");
     if (!this.holdInitialized) this.peer.notify("notifications/initialized");
@@ -111,4 +118,11 @@ export class ClientAnswerer {
         return { noReply: true as const };
     }
   }
+}
+
+/** What an UnsupportedProtocolVersionError says the relay does support, if it says. */
+function refusedData(data: unknown): string {
+  const supported =
+    typeof data === "object" && data !== null ? (data as { supported?: unknown }).supported : undefined;
+  return Array.isArray(supported) ? ` (it supports ${supported.map(String).join(", ")})` : "";
 }

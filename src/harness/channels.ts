@@ -94,7 +94,7 @@ export function recorded(
   session?: string,
 ): LineChannel {
   const raw = channel.onRaw !== undefined;
-  channel.onRaw?.((text, via) => recorder.record(end, "from-relay", text, session ?? via));
+  channel.onRaw?.((text, via, status) => recorder.record(end, "from-relay", text, session ?? via, status));
   return {
     send: (line, options) => {
       const sent = channel.send(line, options);
@@ -108,6 +108,7 @@ export function recorded(
         h(line, via);
       }),
     onClose: (h) => channel.onClose(h),
+    ...(channel.httpRefusal ? { httpRefusal: (method: string) => channel.httpRefusal!(method) } : {}),
   };
 }
 

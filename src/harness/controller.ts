@@ -4,7 +4,7 @@ import type { Answer } from "../model/case.ts";
 import type { CaseRun } from "../model/case-run.ts";
 import type { LoadedCase } from "../model/load.ts";
 import type { TargetProfile } from "../model/target.ts";
-import type { Era } from "../protocol/eras.ts";
+import { type Era, isModernEra } from "../protocol/eras.ts";
 import { ControlServer } from "./channels.ts";
 import { canaryFor, withCanary } from "./instantiate.ts";
 import { bystanderAnswer, runIsolationCase } from "./isolation.ts";
@@ -178,6 +178,9 @@ function instantiate(
       }),
     /** Not run: a prerequisite of its era failed (the judge records that failure). */
     notRun: (why: string) => record({ ...unobserved(`not run: ${why}`), notRun: why }),
+    /** The case needs a session shape the relay does not serve: n/a against this target. */
+    notApplicable: (why: string, frames: CaseRun["frames"] = []) =>
+      record({ ...unobserved(why), frames, notApplicable: why }),
   };
 }
 
@@ -188,7 +191,7 @@ function instantiate(
 class GroupSession {
   private session: RelaySession | undefined;
   /** A start made ahead of the group's turn, not yet taken by a case. */
-  private ahead: Promise<RelaySession | { failure: Failure; silent?: boolean; every?: boolean }> | undefined;
+  private ahead: Promise<RelaySession | NoSession> | undefined;
   private starts = 0;
   private failure: Failure | undefined;
   /** Why the last session was given up (the reason a reopen is needed). */
@@ -203,10 +206,7 @@ class GroupSession {
    * A usable session for this case, or why there is none (`silent`: the relay said nothing readable; `every`: an
    * earlier session of the run failed that way while this one waited at the start gate).
    */
-  async acquire(
-    item: WorkItem,
-    shared: Shared,
-  ): Promise<RelaySession | { failure: Failure; silent?: boolean; every?: boolean }> {
+  async acquire(item: WorkItem, shared: Shared): Promise<RelaySession | NoSession> {
     const ahead = this.ahead;
     if (ahead) {
       // Started ahead of its turn (startAhead): this case takes it, or its failure, as if it had started it.
@@ -231,10 +231,9 @@ class GroupSession {
     return this.ahead;
   }
 
-  private async acquireNow(
-    { kase, era }: WorkItem,
-    shared: Shared,
-  ): Promise<RelaySession | { failure: Failure; silent?: boolean; every?: boolean }> {
+  private async acquireNow({ kase, era }: WorkItem, shared: Shared): Promise<RelaySession | NoSession> {
+    const refused = shared.refused.get(clientShape({ kase, era }));
+    if (refused) return { failure: refused, refused: true };
     if (this.failure) return { failure: this.failure };
     if (this.session && !this.session.broken) return this.session;
     if (this.session) this.lastBreak ??= this.session.brokenReason;
@@ -261,8 +260,12 @@ class GroupSession {
     downstreamEra: Era | undefined,
     shared: Shared,
     holdInitialized: boolean,
-  ): Promise<RelaySession | { failure: Failure; silent?: boolean; every?: boolean }> {
-    if (shared.everySession) return { failure: shared.everySession, every: true };
+  ): Promise<RelaySession | NoSession> {
+    const shape = clientShape({ era, downstreamEra });
+    const refused = shared.refused.get(shape);
+    if (refused) return { failure: refused, refused: true };
+    const every = shared.everySession.get(shape);
+    if (every) return { failure: every, every: true };
     this.starts++;
     try {
       const session = await RelaySession.open({
@@ -287,9 +290,18 @@ class GroupSession {
         frames: [],
         reason: `${failure.reason} (as for this session group's first case, not retried)`,
       };
+      if (error instanceof SessionStartError && error.refused) {
+        // The relay does not serve this kind of client: every case that needs one is n/a, and only those.
+        const refusal = { reason: error.refused, frames: failure.frames };
+        if (!shared.refused.has(shape)) shared.refused.set(shape, { ...refusal, frames: [] });
+        this.failure = { ...refusal, frames: [] };
+        return { failure: refusal, refused: true };
+      }
       const silent = error instanceof SessionStartError && error.silent;
-      // Set before the start gate opens, so a session waiting at it gets this reason instead of starting.
-      if (silent) shared.everySession ??= { ...failure, frames: [] };
+      // Set before the start gate opens, so a session waiting at it gets this reason instead of starting; only
+      // sessions of the same shape (the kind of client the harness connects) are spared the start.
+      if (silent && !shared.everySession.has(shape))
+        shared.everySession.set(shape, { ...failure, frames: [] });
       return { failure, silent };
     }
   }
@@ -335,7 +347,8 @@ async function runInSession(
   const { kase, era } = item;
   const session = await group.acquire(item, shared);
   if (!(session instanceof RelaySession)) {
-    if (session.every) c.notDriven(session.failure, "not retried, as in an earlier session of this run: ");
+    if (session.refused) c.notApplicable(session.failure.reason, session.failure.frames);
+    else if (session.every) c.notDriven(session.failure, NOT_RETRIED);
     else c.notDriven(session.failure);
     return;
   }
@@ -668,7 +681,7 @@ export async function runCases(plan: RunPlan): Promise<CaseRun[]> {
   const slots: Array<CaseRun | undefined> = new Array(plan.work.length);
   const units = unitsOf(plan, control);
   const scheduler = new Scheduler(units, plan.work, plan.prerequisite ?? (() => false), plan.cost);
-  const shared: Shared = { gate: new StartGate(), everySession: undefined };
+  const shared: Shared = { gate: new StartGate(), everySession: new Map(), refused: new Map() };
   // A lane that throws (a harness bug) stops the others from starting further cases; the error is rethrown.
   const crashed = (error: unknown) => {
     scheduler.stop();
@@ -767,10 +780,10 @@ function aheadStarter(plan: RunPlan, scheduler: Scheduler, shared: Shared, lanes
   let starting = 0;
   const startAhead = (): void => {
     // Not before the run's first start has succeeded: until then starts go one at a time in plan order (StartGate).
-    while (shared.gate.open && starting < lanes && !plan.signal?.aborted && !shared.everySession) {
+    while (shared.gate.open && starting < lanes && !plan.signal?.aborted) {
       const u = scheduler.upcoming();
       const first = u?.items[u.next]?.item;
-      if (!u?.group || !first || plan.skip?.(first)) return;
+      if (!u?.group || !first || plan.skip?.(first) || shapeFailure(shared, first)) return;
       starting++;
       void u.group.startAhead(first, shared).finally(() => {
         starting--;
@@ -781,10 +794,47 @@ function aheadStarter(plan: RunPlan, scheduler: Scheduler, shared: Shared, lanes
   return startAhead;
 }
 
-/** What the lanes share: the start gate, and a start failure that does not depend on the session. */
+/**
+ * What the lanes share: the start gate, and, per session shape (the kind of client the harness connects:
+ * `clientShape`), a start failure that does not depend on the session's era or capabilities, and a refusal to serve
+ * that kind of client at all. Neither touches sessions of another shape.
+ */
 interface Shared {
   gate: StartGate;
-  everySession: Failure | undefined;
+  everySession: Map<string, Failure>;
+  refused: Map<string, Failure>;
+}
+
+/** Why a case of this shape needs no start: its kind of client was refused, or failed silently, earlier in the run. */
+function shapeFailure(shared: Shared, item: WorkItem): NoSession | undefined {
+  const shape = clientShape(item);
+  const refused = shared.refused.get(shape);
+  if (refused) return { failure: refused, refused: true };
+  const every = shared.everySession.get(shape);
+  return every ? { failure: every, every: true } : undefined;
+}
+
+/** A group that has no session for a case, and why. */
+interface NoSession {
+  failure: Failure;
+  /** The relay said nothing readable. */
+  silent?: boolean;
+  /** An earlier session of the same shape failed that way while this one waited at the start gate. */
+  every?: boolean;
+  /** The relay does not serve this kind of client: the case is n/a. */
+  refused?: boolean;
+}
+
+const NOT_RETRIED = "not retried, as in an earlier session of this run with the same kind of client: ";
+
+/**
+ * The session shape of a case: the kind of client the harness connects to the relay (its era's family: 2026-07-28
+ * or a legacy era; the transport and the answerer kind are the profile's, the same for the whole run). A relay that
+ * cannot serve one shape may serve the others, so failures are remembered per shape.
+ */
+export function clientShape(item: { era: Era; downstreamEra?: Era | undefined; kase?: LoadedCase }): string {
+  const downstream = item.kase?.downstreamEra ?? item.downstreamEra ?? item.era;
+  return isModernEra(downstream) ? `${downstream} client` : "legacy client";
 }
 
 /** One work item: not run (interrupted, skipped, an earlier silent start failure), a two-session case, or a case through its group's session. */
@@ -804,33 +854,39 @@ async function runItem(
       "the run was interrupted before this case ran: ",
     );
   if (signal?.aborted) return void interrupted();
+  // A kind of client the relay refused makes the case n/a before anything else (its era's round trip included).
+  const refused = shared.refused.get(clientShape(item));
+  if (refused) return void c.notApplicable(refused.reason);
   const skipped = plan.skip?.(item);
   if (skipped) return void c.notRun(skipped);
   if (kase.sessions === 2) {
     // A relay of its own: it waits for the run's first start to settle (a silent failure is then known).
     await shared.gate.settled();
-    if (shared.everySession)
-      return void c.notDriven(shared.everySession, "not retried, as in an earlier session of this run: ");
+    const noSession = shapeFailure(shared, item);
+    if (noSession?.refused) return void c.notApplicable(noSession.failure.reason);
+    if (noSession) return void c.notDriven(noSession.failure, NOT_RETRIED);
     if (signal?.aborted) return void interrupted();
     // Session isolation needs a relay of its own with two downstream sessions (see isolation.ts).
-    return void c.record(
-      await runIsolationCase({
-        profile: plan.profile,
-        profileFile: plan.profileFile,
-        era,
-        capabilities: answererCapabilities(kase),
-        control,
-        caseKey: `${kase.row}/${kase.id}@${era}`,
-        params: c.params,
-        canary: c.canary,
-        answer: c.answer,
-        bystander: bystanderAnswer(kase.answer, c.canary),
-        ...(kase.secondDelayMs !== undefined ? { secondDelayMs: kase.secondDelayMs } : {}),
-      }),
-    );
+    const isolated = await runIsolationCase({
+      profile: plan.profile,
+      profileFile: plan.profileFile,
+      era,
+      capabilities: answererCapabilities(kase),
+      control,
+      caseKey: `${kase.row}/${kase.id}@${era}`,
+      params: c.params,
+      canary: c.canary,
+      answer: c.answer,
+      bystander: bystanderAnswer(kase.answer, c.canary),
+      ...(kase.secondDelayMs !== undefined ? { secondDelayMs: kase.secondDelayMs } : {}),
+    });
+    if (isolated.notApplicable && !shared.refused.has(clientShape(item)))
+      shared.refused.set(clientShape(item), { reason: isolated.notApplicable, frames: [] });
+    return void c.record(isolated);
   }
-  if (shared.everySession)
-    return void c.notDriven(shared.everySession, "not retried, as in an earlier session of this run: ");
+  const noSession = shapeFailure(shared, item);
+  if (noSession?.refused) return void c.notApplicable(noSession.failure.reason);
+  if (noSession) return void c.notDriven(noSession.failure, NOT_RETRIED);
   return runInSession(plan, unit.group!, item, c, shared);
 }
 

@@ -12,7 +12,7 @@ import { HttpUpstreamHost } from "./http-upstream.ts";
 import type { LineChannel } from "./jsonrpc-peer.ts";
 import { downstreamHeaders } from "./probe-call.ts";
 import { freePort, type Placeholders, RelayProcess } from "./relay-process.ts";
-import { LISTEN_POLL_MS } from "./waits.ts";
+import { LISTEN_POLL_MS, UPSTREAM_POLL_MS } from "./waits.ts";
 
 const SHIM = join(PROJECT_ROOT, "src/harness/upstream-shim.mjs");
 
@@ -133,6 +133,44 @@ export async function openDownstream(
       return { channel: recorded(http.channel, recorder, "downstream", session), close: http.close };
     }
   }
+}
+
+/**
+ * Hands every upstream connection the relay opens, recorded, to `serve`, until `accepting` turns false: a relay may
+ * launch an upstream process, or open an upstream session, per downstream session or per request. Over stdio each is
+ * labelled `upstream-N` (a process of its own; with `firstUnlabelled` the first is not, as a relay with one upstream
+ * has it); over HTTP the host labels each session.
+ */
+export function acceptUpstreams(
+  endpoint: UpstreamEndpoint,
+  profile: TargetProfile,
+  recorder: FrameRecorder,
+  accepting: () => boolean,
+  serve: (wire: LineChannel) => void,
+  options: {
+    firstUnlabelled?: boolean;
+    firstWithinMs?: number;
+    onFirstMissing?: (error: Error) => void;
+  } = {},
+): void {
+  let count = 0;
+  void (async () => {
+    while (accepting()) {
+      const first = count === 0 && options.firstWithinMs !== undefined;
+      const channel = await endpoint
+        .next(first ? options.firstWithinMs! : UPSTREAM_POLL_MS)
+        .catch((error: Error) => {
+          if (first) options.onFirstMissing?.(error);
+          return undefined;
+        });
+      if (first && !channel) return;
+      if (!channel || !accepting()) continue;
+      count++;
+      const stdio = profile.upstream.transport === "stdio";
+      const label = stdio && !(count === 1 && options.firstUnlabelled) ? `upstream-${count}` : undefined;
+      serve(recorded(channel, recorder, "upstream", label));
+    }
+  })();
 }
 
 /** A refusal that means "not ready yet" (nothing listens, or a proxy's 502/503/504), not an answer. */

@@ -112,3 +112,14 @@ export function callProbeAndRace<O>(
   const first = Promise.race([outcome.then((o) => ({ outcome: o })), call.then((c) => ({ call: c }))]);
   return { call, first };
 }
+
+/**
+ * The relay does not serve clients of this era (a 2026-07-28 client: it refused server/discover and tools/list; a
+ * legacy client: it refused initialize with -32022, the spec's UnsupportedProtocolVersionError): the cases that need
+ * such a client are n/a against it, the others are not affected. `message` says how it refused.
+ */
+export class ClientEraRefused extends Error {
+  constructor(era: string, how: string) {
+    super(`the relay does not serve ${era} clients: ${how}`);
+  }
+}

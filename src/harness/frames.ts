@@ -23,7 +23,7 @@ export class FrameRecorder {
   /** The moment of each mark, by the frame index it returned. */
   private readonly marks = new Map<number, number>();
 
-  record(end: End, dir: Dir, raw: string, session?: string): void {
+  record(end: End, dir: Dir, raw: string, session?: string, httpStatus?: number): void {
     const frame: Frame = { t: 0, end, dir };
     if (raw.length > MAX_FRAME_CHARS) {
       frame.raw = raw.slice(0, MAX_FRAME_CHARS);
@@ -37,6 +37,7 @@ export class FrameRecorder {
       }
     }
     if (session !== undefined) frame.session = session;
+    if (httpStatus !== undefined) frame.httpStatus = httpStatus;
     this.frames.push(frame);
     this.times.push(performance.now());
   }

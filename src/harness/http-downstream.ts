@@ -46,7 +46,10 @@ export function modernHeadersFetch(base: FetchLike = fetch): FetchLike {
  * Order is kept where it matters: a frame sent after a notification waits until the relay has accepted the
  * notification (so `notifications/initialized` lands before `tools/list`); requests and responses do not wait
  * for each other (an answer to a sampling request must not queue behind the tool call that caused it).
- * A request the relay refuses at the HTTP level closes the channel with the reason, as a dead stdio would.
+ * A request the relay refuses at the HTTP level with a JSON-RPC error in the body (an HTTP 4xx: SDKs map -32602 and
+ * others to 400) is answered by that error, as if it had come with a 2xx: the frame is recorded with its status,
+ * and the session goes on. A refusal with anything else in the body closes the channel with the reason, as a dead
+ * stdio would.
  * The negotiated protocol version is handed to the transport (the MCP-Protocol-Version header) as soon as the
  * initialize result passes by.
  *
@@ -69,10 +72,10 @@ export async function httpDownstreamChannel(
   const modern = era !== undefined && isModernEra(era);
   const target = new URL(url);
   const lineHandlers: Array<(line: string) => void> = [];
-  const rawHandlers: Array<(raw: string) => void> = [];
+  const rawHandlers: Array<(raw: string, via?: string, status?: number) => void> = [];
   const closeHandlers: Array<(reason: string) => void> = [];
   const early: string[] = [];
-  const earlyRaw: string[] = [];
+  const earlyRaw: Array<[string, number | undefined]> = [];
   const initializeIds = new Set<string>();
   let closedReason: string | undefined;
   let started = false;
@@ -82,13 +85,18 @@ export async function httpDownstreamChannel(
     closedReason = reason;
     for (const h of closeHandlers) h(reason);
   };
+  const emitRaw = (raw: string, status?: number) => {
+    if (rawHandlers.length === 0) earlyRaw.push([raw, status]);
+    else for (const h of rawHandlers) h(raw, undefined, status);
+  };
+  const emitLine = (line: string) => {
+    if (lineHandlers.length === 0) early.push(line);
+    else for (const h of lineHandlers) h(line);
+  };
   const tapped = tapFetch(
     transport,
     {
-      frame: (raw) => {
-        if (rawHandlers.length === 0) earlyRaw.push(raw);
-        else for (const h of rawHandlers) h(raw);
-      },
+      frame: (raw) => emitRaw(raw),
       eventStreamEnded: (how) => {
         debug(`downstream ${url}: the SSE event stream ${how}`);
         streamEnded = `${SSE_STREAM_CLOSED} (the GET ${target.pathname} response ${how})`;
@@ -100,9 +108,29 @@ export async function httpDownstreamChannel(
   );
   // The status of the relay's latest HTTP refusal: the SDK's error text leaves it out, the reason keeps it.
   let refusedWith: number | undefined;
+  /** The latest refusal status per method (httpRefusal). */
+  const refusals = new Map<string, number>();
+  /** Requests (JSON text of their id) a 4xx answered with a JSON-RPC error: their failed POST ends nothing. */
+  const answeredByRefusal = new Set<string>();
   const fetch: typeof tapped = async (input, init) => {
     const response = await tapped(input, init);
-    if (!response.ok) refusedWith = response.status;
+    if (!response.ok) {
+      refusedWith = response.status;
+      const sent = postedMessage(init);
+      if (typeof sent?.method === "string") refusals.set(sent.method, response.status);
+      if (sent && response.status >= 400 && response.status < 500) {
+        const text = await response
+          .clone()
+          .text()
+          .catch(() => "");
+        const answer = refusalAnswer(text, sent);
+        if (answer) {
+          answeredByRefusal.add(JSON.stringify(sent.id));
+          emitRaw(text, response.status);
+          emitLine(JSON.stringify(answer));
+        }
+      }
+    }
     return response;
   };
   // The profile's headers (an auth token, an Origin) go on every request, the SSE stream's GET included.
@@ -119,9 +147,7 @@ export async function httpDownstreamChannel(
       const version = m.result?.protocolVersion;
       if (typeof version === "string") client.setProtocolVersion?.(version);
     }
-    const line = JSON.stringify(message);
-    if (lineHandlers.length === 0) early.push(line);
-    else for (const h of lineHandlers) h(line);
+    emitLine(JSON.stringify(message));
   };
   client.onerror = (error) => debug(`downstream ${url}: ${error.message}`);
   client.onclose = () => closeWith("the downstream HTTP session closed");
@@ -164,6 +190,8 @@ export async function httpDownstreamChannel(
       sent.catch((error: Error) => {
         debug(`downstream ${url}: POST failed: ${error.message}`);
         const status = refusedWith !== undefined ? ` (HTTP ${refusedWith})` : "";
+        // Refused with a JSON-RPC error in the body: that error was this request's answer.
+        if (isRequest && answeredByRefusal.delete(JSON.stringify(message.id))) return;
         if (isRequest)
           closeWith(`the relay refused the ${message.method} request${status}: ${error.message}`);
       });
@@ -176,8 +204,9 @@ export async function httpDownstreamChannel(
     },
     onRaw: (h) => {
       rawHandlers.push(h);
-      for (const raw of earlyRaw.splice(0)) h(raw);
+      for (const [raw, status] of earlyRaw.splice(0)) h(raw, undefined, status);
     },
+    httpRefusal: (method) => refusals.get(method),
     onClose: (h) => {
       if (closedReason !== undefined) h(closedReason);
       else closeHandlers.push(h);
@@ -197,4 +226,42 @@ export async function httpDownstreamChannel(
       await client.close().catch(() => undefined);
     },
   };
+}
+
+/** The one JSON-RPC request or notification a POST carried, if its body was one. */
+function postedMessage(init: RequestInit | undefined): Record<string, unknown> | undefined {
+  if ((init?.method ?? "GET").toUpperCase() !== "POST" || typeof init?.body !== "string") return undefined;
+  try {
+    const message: unknown = JSON.parse(init.body);
+    return typeof message === "object" && message !== null && !Array.isArray(message)
+      ? (message as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The answer an HTTP 4xx body gives the request its POST carried: a JSON-RPC error response for that request's id,
+ * or for id null (the relay could not tie it to a request: the HTTP exchange does). Handed on with the request's id
+ * so that the request ends with it; the evidence keeps the body as it came. Anything else (no request, no error,
+ * another id, not JSON) is no answer.
+ */
+export function refusalAnswer(
+  body: string,
+  sent: Record<string, unknown>,
+): Record<string, unknown> | undefined {
+  if (sent.id === undefined || typeof sent.method !== "string") return undefined;
+  let message: unknown;
+  try {
+    message = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (typeof message !== "object" || message === null || Array.isArray(message)) return undefined;
+  const m = message as Record<string, unknown>;
+  const error = m.error;
+  if (m.jsonrpc !== "2.0" || typeof error !== "object" || error === null || "result" in m) return undefined;
+  if (m.id !== null && m.id !== sent.id) return undefined;
+  return { ...m, id: sent.id };
 }

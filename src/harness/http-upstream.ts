@@ -23,18 +23,22 @@ import { STANDALONE_STREAM_POLL_MS, STANDALONE_STREAM_WAIT_MS } from "./waits.ts
  * the channel's `onRaw` as it came over the wire (non-JSON, refused and unknown-session bodies included), and
  * `recorded` records inbound frames from there.
  *
- * A relay may open several MCP sessions (mcp-remote opens a connection test before the session it proxies);
- * they are multiplexed onto the one channel, so that the scripted upstream answers whichever session speaks.
- * Responses go back to the session that sent the request with that id. A request or notification the upstream
- * sends on its own (sampling/createMessage during a tool call) goes to the session with the newest tool call in
- * flight, *related to that call*: on Streamable HTTP it then travels on the tool call's own response stream. Sent
- * `unrelated` (a case's `stream: standalone`) it goes without a related request id, on the standalone GET stream, and
- * is dropped (as the SDK drops it) when the relay never opened one: the host waits a moment for that stream first.
+ * A relay may open several MCP sessions (mcp-remote opens a connection test before the session it proxies; a
+ * gateway may open one per request it forwards, each numbering its JSON-RPC ids from 1): each session is a
+ * connection of its own, handed out by `next()` as its own channel, so the scripted upstream answers each on its
+ * own and ids are never matched across sessions. A request or notification the upstream sends on a session's
+ * channel on its own (sampling/createMessage during a tool call) goes *related to that session's newest tool call in
+ * flight*: on Streamable HTTP it then travels on the tool call's own response stream. Sent `unrelated` (a case's
+ * `stream: standalone`) it goes without a related request id, on the standalone GET stream, and is dropped (as the
+ * SDK drops it) when the relay never opened one: the host waits a moment for that stream first.
  *
  * 2026-07-28 has no session and no initialize: a POST without Mcp-Session-Id that carries that protocol version
  * (MCP-Protocol-Version header, `_meta`, or server/discover) is served statelessly here, without the SDK: its one
- * request is handed to the scripted upstream and the response is the POST's body, as JSON (a notification gets
- * 202). All such POSTs share one session label.
+ * request is a connection of its own (a channel whose one response becomes the POST's body, as JSON; a
+ * notification gets 202), so two POSTs with the same id are never confused.
+ *
+ * Frames that belong to no session (a POST without one, or with an unknown one) are reported on the first channel
+ * handed out, unlabelled.
  */
 
 export type HttpTransport = "streamable-http" | "sse";
@@ -52,6 +56,51 @@ interface UpstreamSession {
   inFlight: Array<{ id: JsonRpcId; method: string }>;
   send(message: JSONRPCMessage, relatedRequestId?: JsonRpcId): Promise<void>;
   close(): Promise<void>;
+  /** The session as the scripted upstream sees it: one connection. */
+  channel: SessionChannel;
+}
+
+/** A LineChannel fed by the host: what arrives before anyone listens is kept until they do. */
+class SessionChannel implements LineChannel {
+  private readonly lineHandlers: Array<(line: string, via?: string) => void> = [];
+  private readonly rawHandlers: Array<(raw: string, via?: string) => void> = [];
+  private readonly closeHandlers: Array<(reason: string) => void> = [];
+  private readonly early: Array<[string, string | undefined]> = [];
+  private readonly earlyRaw: Array<[string, string | undefined]> = [];
+  private closedWith: string | undefined;
+
+  constructor(readonly send: (line: string, options?: SendOptions) => string | undefined) {}
+
+  onLine(h: (line: string, via?: string) => void): void {
+    this.lineHandlers.push(h);
+    for (const [line, via] of this.early.splice(0)) h(line, via);
+  }
+
+  onRaw(h: (raw: string, via?: string) => void): void {
+    this.rawHandlers.push(h);
+    for (const [raw, via] of this.earlyRaw.splice(0)) h(raw, via);
+  }
+
+  onClose(h: (reason: string) => void): void {
+    if (this.closedWith !== undefined) h(this.closedWith);
+    else this.closeHandlers.push(h);
+  }
+
+  line(line: string, via: string | undefined): void {
+    if (this.lineHandlers.length === 0) this.early.push([line, via]);
+    else for (const h of this.lineHandlers) h(line, via);
+  }
+
+  raw(raw: string, via: string | undefined): void {
+    if (this.rawHandlers.length === 0) this.earlyRaw.push([raw, via]);
+    else for (const h of this.rawHandlers) h(raw, via);
+  }
+
+  close(reason: string): void {
+    if (this.closedWith !== undefined) return;
+    this.closedWith = reason;
+    for (const h of this.closeHandlers.splice(0)) h(reason);
+  }
 }
 
 const isObject = (v: unknown): v is Record<string, any> =>
@@ -73,33 +122,15 @@ export class HttpUpstreamHost {
     { transport: StreamableHTTPServerTransport; session: UpstreamSession }
   >();
   private readonly sse = new Map<string, { transport: SSEServerTransport; session: UpstreamSession }>();
-  private readonly lineHandlers: Array<(line: string, via?: string) => void> = [];
-  private readonly rawHandlers: Array<(raw: string, via?: string) => void> = [];
-  private readonly earlyRaw: Array<[string, string | undefined]> = [];
-  private readonly closeHandlers: Array<(reason: string) => void> = [];
-  private readonly early: Array<[string, string]> = [];
-  private readonly firstSession: Promise<void>;
-  private sessionOpened!: () => void;
-  private handedOut = false;
+  /** Sessions not yet handed out by next(), oldest first, and the next() calls waiting for one. */
+  private readonly unclaimed: UpstreamSession[] = [];
+  private readonly claims: Array<(session: UpstreamSession) => void> = [];
+  /** The first channel handed out: frames of no session are reported on it. */
+  private first: SessionChannel | undefined;
+  private readonly orphans: string[] = [];
   private closed = false;
-  /** 2026-07-28: the one stateless session, once a 2026-07-28 POST came. */
-  private modern: UpstreamSession | undefined;
-  /** 2026-07-28: POSTs waiting for the upstream's response, by JSON-RPC id (JSON text), oldest first. */
-  private readonly modernReplies = new Map<string, ServerResponse[]>();
-
-  /** The one channel every session of this host is multiplexed onto. */
-  readonly channel: LineChannel = {
-    send: (line, options) => this.outbound(line, options),
-    onLine: (h) => {
-      this.lineHandlers.push(h);
-      for (const [line, via] of this.early.splice(0)) h(line, via);
-    },
-    onRaw: (h) => {
-      this.rawHandlers.push(h);
-      for (const [raw, via] of this.earlyRaw.splice(0)) h(raw, via);
-    },
-    onClose: (h) => this.closeHandlers.push(h),
-  };
+  /** How many sessions (2026-07-28: POSTs) have been opened, for their labels. */
+  private opened = 0;
 
   private constructor(
     readonly transport: HttpTransport,
@@ -111,9 +142,6 @@ export class HttpUpstreamHost {
         debug(`upstream host: ${req.method} ${req.url}: ${error instanceof Error ? error.message : error}`);
         reply(res, 500, "mcpx-conform upstream host failed");
       });
-    });
-    this.firstSession = new Promise((resolve) => {
-      this.sessionOpened = resolve;
     });
   }
 
@@ -132,23 +160,18 @@ export class HttpUpstreamHost {
     return host;
   }
 
-  /**
-   * The upstream channel, once the relay has opened its first session. All of a relay's sessions share this one
-   * channel, so a later call only times out: the relay makes no further upstream "connection".
-   */
+  /** The channel of the next session (connection) the relay opens, in the order they opened. */
   next(timeoutMs: number): Promise<LineChannel> {
-    if (this.handedOut) {
-      return new Promise((_, reject) => {
-        setTimeout(
-          () => reject(new Error("every session of an HTTP relay shares the one upstream channel")),
-          timeoutMs,
-        ).unref();
-      });
-    }
+    const ready = this.unclaimed.shift();
+    if (ready) return Promise.resolve(this.handOut(ready));
     return new Promise((resolve, reject) => {
-      let expired = false;
+      const claim = (session: UpstreamSession) => {
+        clearTimeout(timer);
+        resolve(this.handOut(session));
+      };
       const timer = setTimeout(() => {
-        expired = true;
+        const at = this.claims.indexOf(claim);
+        if (at >= 0) this.claims.splice(at, 1);
         reject(
           new Error(
             `the relay did not connect to the harness upstream at ${this.url} within ${timeoutMs} ms`,
@@ -156,13 +179,16 @@ export class HttpUpstreamHost {
         );
       }, timeoutMs);
       timer.unref();
-      void this.firstSession.then(() => {
-        if (expired || this.handedOut) return;
-        clearTimeout(timer);
-        this.handedOut = true;
-        resolve(this.channel);
-      });
+      this.claims.push(claim);
     });
+  }
+
+  private handOut(session: UpstreamSession): LineChannel {
+    if (!this.first) {
+      this.first = session.channel;
+      for (const raw of this.orphans.splice(0)) this.first.raw(raw, undefined);
+    }
+    return session.channel;
   }
 
   async close(): Promise<void> {
@@ -171,7 +197,7 @@ export class HttpUpstreamHost {
     await Promise.all(this.sessions.map((s) => s.close().catch(() => undefined)));
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
-    for (const h of this.closeHandlers.splice(0)) h("the harness closed its HTTP upstream");
+    for (const s of this.sessions) s.channel.close("the harness closed its HTTP upstream");
   }
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -183,7 +209,7 @@ export class HttpUpstreamHost {
     if (this.transport === "sse" && url.pathname === SSE_MESSAGES_PATH && req.method === "POST") {
       const known = this.sse.get(url.searchParams.get("sessionId") ?? "");
       const text = await readText(req);
-      this.wire(text, known?.session.label);
+      this.wire(text, known?.session);
       if (!known) return reply(res, 404, "Session not found");
       // The SDK parses the text itself (and answers 400 to what is not JSON-RPC), as if it had read the body.
       return known.transport.handlePostMessage(req, res, text);
@@ -214,7 +240,7 @@ export class HttpUpstreamHost {
       json = false;
     }
     if (typeof sessionId === "string") {
-      this.wire(text, known?.session.label);
+      this.wire(text, known?.session);
       if (!known) return reply(res, 404, "Session not found");
       if (!json) return reply(res, 400, "Parse error: the body is not JSON", -32700);
       return known.transport.handleRequest(req, res, body);
@@ -242,10 +268,10 @@ export class HttpUpstreamHost {
     transport.onmessage = (message) => this.inbound(session, message);
     transport.onerror = (error) => debug(`upstream ${session.label}: ${error.message}`);
     transport.onclose = () => {
-      session.open = false;
       if (transport.sessionId) this.streamable.delete(transport.sessionId);
+      this.ended(session, "the relay's upstream session closed");
     };
-    this.wire(text, session.label);
+    this.wire(text, session);
     await transport.start();
     await transport.handleRequest(req, res, body);
   }
@@ -260,8 +286,8 @@ export class HttpUpstreamHost {
     transport.onmessage = (message) => this.inbound(session, message);
     transport.onerror = (error) => debug(`upstream ${session.label}: ${error.message}`);
     transport.onclose = () => {
-      session.open = false;
       this.sse.delete(transport.sessionId);
+      this.ended(session, "the relay's upstream SSE stream closed");
     };
     await transport.start();
   }
@@ -271,79 +297,80 @@ export class HttpUpstreamHost {
    * POST's JSON body; a notification is accepted at once (202).
    */
   private modernPost(res: ServerResponse, text: string, message: Record<string, unknown>): void {
-    this.modern ??= this.addSession(
-      (reply) => this.modernReply(reply),
+    // One POST, one connection: its one response is the POST's body, and then the connection is over.
+    const session = this.addSession(
+      async (answer) => {
+        this.ended(session, "the 2026-07-28 POST was answered");
+        if (res.writableEnded) {
+          debug(`upstream ${session.label}: the 2026-07-28 POST was gone before its response`);
+          return;
+        }
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify(answer));
+      },
       async () => {
-        for (const waiting of this.modernReplies.values())
-          for (const r of waiting) reply(r, 503, "the harness closed its HTTP upstream");
-        this.modernReplies.clear();
+        session.open = false;
+        reply(res, 503, "the harness closed its HTTP upstream");
       },
     );
-    const session = this.modern;
-    this.wire(text, session.label);
+    this.wire(text, session);
     if (typeof message.method !== "string") {
+      session.open = false;
       reply(res, 400, "Invalid Request: not a request", -32600);
       return;
     }
-    if (isId(message.id)) {
-      const key = JSON.stringify(message.id);
-      const waiting = this.modernReplies.get(key) ?? [];
-      waiting.push(res);
-      this.modernReplies.set(key, waiting);
-      res.once("close", () => {
-        const left = (this.modernReplies.get(key) ?? []).filter((r) => r !== res);
-        if (left.length > 0) this.modernReplies.set(key, left);
-        else this.modernReplies.delete(key);
-      });
-    } else {
-      res.writeHead(202).end();
-    }
+    if (!isId(message.id)) res.writeHead(202).end();
     this.inbound(session, message as JSONRPCMessage);
+    // A notification is over once handed on; a request once answered (or its POST gone).
+    if (!isId(message.id)) this.ended(session, "the 2026-07-28 notification was handed on");
+    else res.once("close", () => this.ended(session, "the 2026-07-28 POST closed"));
   }
 
-  private async modernReply(message: JSONRPCMessage): Promise<void> {
-    const m = message as Record<string, unknown>;
-    const key = JSON.stringify(m.id);
-    const res = this.modernReplies.get(key)?.shift();
-    if (this.modernReplies.get(key)?.length === 0) this.modernReplies.delete(key);
-    if (!res || res.writableEnded) {
-      debug(`upstream host: no 2026-07-28 POST waits for the response ${key}`);
-      return;
-    }
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify(message));
+  /** A connection is over (a 2026-07-28 POST answered, a session closed): its channel closes, the host forgets it. */
+  private ended(session: UpstreamSession, why: string): void {
+    if (!session.open) return;
+    session.open = false;
+    const at = this.sessions.indexOf(session);
+    if (at >= 0) this.sessions.splice(at, 1);
+    queueMicrotask(() => session.channel.close(why));
   }
 
   private addSession(send: UpstreamSession["send"], close: UpstreamSession["close"]): UpstreamSession {
     const session: UpstreamSession = {
-      label: `upstream-${this.sessions.length + 1}`,
+      label: `upstream-${++this.opened}`,
       open: true,
       standalone: 0,
       inFlight: [],
       send,
       close,
+      channel: new SessionChannel((line, options) => this.outbound(session, line, options)),
     };
     this.sessions.push(session);
-    this.sessionOpened();
+    const claim = this.claims.shift();
+    if (claim) claim(session);
+    else this.unclaimed.push(session);
     return session;
   }
 
   /** A request body as it came over the wire, for the evidence (`onRaw`), before anything parses it. */
-  private wire(text: string, via?: string): void {
+  private wire(text: string, session?: UpstreamSession): void {
     if (text.trim() === "") return;
-    if (this.rawHandlers.length === 0) this.earlyRaw.push([text, via]);
-    else for (const h of this.rawHandlers) h(text, via);
+    if (session) session.channel.raw(text, session.label);
+    else if (this.first) this.first.raw(text, undefined);
+    else this.orphans.push(text);
   }
 
   private inbound(session: UpstreamSession, message: JSONRPCMessage): void {
     const m = message as Record<string, unknown>;
     if (typeof m.method === "string" && isId(m.id)) session.inFlight.push({ id: m.id, method: m.method });
-    const line = JSON.stringify(message);
-    if (this.lineHandlers.length === 0) this.early.push([line, session.label]);
-    else for (const h of this.lineHandlers) h(line, session.label);
+    session.channel.line(JSON.stringify(message), session.label);
   }
 
-  private outbound(line: string, options?: SendOptions): string | undefined {
+  /**
+   * A frame the scripted upstream sends on one session: a response goes back to the request of that id on this
+   * session; anything else goes related to the session's newest tool call in flight (else its newest request).
+   */
+  private outbound(session: UpstreamSession, line: string, options?: SendOptions): string | undefined {
     let message: Record<string, unknown>;
     try {
       message = JSON.parse(line);
@@ -352,35 +379,22 @@ export class HttpUpstreamHost {
       return undefined;
     }
     const isResponse = typeof message.method !== "string" && isId(message.id);
-    let session: UpstreamSession | undefined;
     let related: JsonRpcId | undefined;
     if (isResponse) {
-      session = this.sessions.find((s) => s.inFlight.some((r) => r.id === message.id));
-      if (session)
-        session.inFlight.splice(
-          session.inFlight.findIndex((r) => r.id === message.id),
-          1,
-        );
+      const at = session.inFlight.findIndex((r) => r.id === message.id);
+      if (at >= 0) session.inFlight.splice(at, 1);
     } else {
-      // Newest tool call in flight first, then any request in flight, then the newest open session.
-      const open = this.sessions.filter((s) => s.open);
-      const calls = open.flatMap((s) => s.inFlight.map((r) => ({ s, r })));
-      const pick = calls.filter((c) => c.r.method === "tools/call").at(-1) ?? calls.at(-1);
-      session = pick?.s ?? open.at(-1);
-      related = options?.unrelated ? undefined : pick?.r.id;
-    }
-    if (!session) {
-      debug(`upstream host: no session to send ${line.slice(0, 120)}`);
-      return undefined;
+      const pick =
+        session.inFlight.filter((r) => r.method === "tools/call").at(-1) ?? session.inFlight.at(-1);
+      related = options?.unrelated ? undefined : pick?.id;
     }
     const label = session.label;
-    const target = session;
     const ready =
       !isResponse && options?.unrelated && this.transport === "streamable-http"
-        ? standaloneStream(target)
+        ? standaloneStream(session)
         : Promise.resolve();
     ready
-      .then(() => target.send(message as JSONRPCMessage, related))
+      .then(() => session.send(message as JSONRPCMessage, related))
       .catch((error) =>
         debug(`upstream ${label}: send failed: ${error instanceof Error ? error.message : error}`),
       );

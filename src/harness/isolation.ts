@@ -4,10 +4,17 @@ import type { Observation, UpstreamOutcome } from "../model/evidence.ts";
 import type { TargetProfile } from "../model/target.ts";
 import { type Era, isModernEra } from "../protocol/eras.ts";
 import { ClientAnswerer } from "./answerer.ts";
-import { type ControlServer, recorded } from "./channels.ts";
-import { connectWhenReady, launchRelay, openDownstream, type UpstreamEndpoint } from "./endpoints.ts";
+import type { ControlServer } from "./channels.ts";
+import {
+  acceptUpstreams,
+  connectWhenReady,
+  launchRelay,
+  openDownstream,
+  type UpstreamEndpoint,
+} from "./endpoints.ts";
 import {
   type ArmedProbe,
+  ClientEraRefused,
   callProbeAndRace,
   describeCallEnd,
   type HarnessAnswerer,
@@ -37,7 +44,6 @@ import {
   MRTR_SETTLE_MS,
   OUTCOME_GRACE_MS,
   PROBE_CALL_SLACK_MS,
-  UPSTREAM_POLL_MS,
   within,
 } from "./waits.ts";
 
@@ -194,6 +200,8 @@ async function finish(
     tmp: string;
     /** Why the relay could not start: the harness could not drive the case (an error, as for a relay session). */
     notDriven?: string | undefined;
+    /** The relay does not serve the kind of client the case needs: the case is n/a. */
+    notApplicable?: string | undefined;
   },
 ): Promise<CaseRunOutput> {
   const { relay } = run;
@@ -204,6 +212,7 @@ async function finish(
   };
   if (relay) output.relayLog = relay.stderr.slice(-RELAY_LOG_CHARS);
   if (run.notDriven) output.harnessError = run.notDriven;
+  if (run.notApplicable) output.notApplicable = run.notApplicable;
   await Promise.all(run.closers.map((close) => close().catch(() => undefined)));
   await relay?.stop(ISOLATION_STOP_GRACE_MS);
   await run.endpoint?.close().catch(() => undefined);
@@ -234,28 +243,6 @@ async function askerAnswerSettled(asker: ClientAnswerer, recorder: FrameRecorder
   ) {
     await sleep(ASKER_ANSWER_POLL_MS);
   }
-}
-
-/**
- * Hands every upstream connection the relay opens, recorded (labelled `upstream-N` over stdio, where each is a
- * process of its own), to `serve`, until `accepting` turns false.
- */
-function acceptUpstreams(
-  endpoint: UpstreamEndpoint,
-  profile: TargetProfile,
-  recorder: FrameRecorder,
-  accepting: () => boolean,
-  serve: (wire: LineChannel) => void,
-): void {
-  let count = 0;
-  void (async () => {
-    while (accepting()) {
-      const channel = await endpoint.next(UPSTREAM_POLL_MS).catch(() => undefined);
-      if (!channel || !accepting()) continue;
-      const label = profile.upstream.transport === "stdio" ? `upstream-${++count}` : undefined;
-      serve(recorded(channel, recorder, "upstream", label));
-    }
-  })();
 }
 
 /**
@@ -392,9 +379,8 @@ async function runModernIsolationCase(
   const { profile, era } = input;
   const recorder = new FrameRecorder();
   const tmp = makeTempDir();
-  const upstreams: ModernUpstream[] = [];
+  const upstreams: ModernUpstream[] = [new ModernUpstream()];
   const closers: Array<() => Promise<void>> = [];
-  const probes: ArmedProbe[] = [];
   let relay: RelayProcess | undefined;
   let endpoint: UpstreamEndpoint | undefined;
   let accepting = true;
@@ -405,21 +391,20 @@ async function runModernIsolationCase(
   let outcomes: [UpstreamOutcome, UpstreamOutcome];
   let started = false;
   let notDriven: string | undefined;
+  let notApplicable: string | undefined;
   try {
     const launched = await launchRelay(profile, input.profileFile, input.control, tmp, era);
     endpoint = launched.endpoint;
     relay = launched.relay;
-    // Every upstream connection the relay makes serves both calls (a relay may share one or open one per client).
+    // Every upstream connection the relay makes serves both calls (a relay may share one or open one per client; over
+    // HTTP each 2026-07-28 POST is one): one scripted upstream keeps both calls' state, whatever connection a retry
+    // comes on.
     acceptUpstreams(
       endpoint,
       profile,
       recorder,
       () => accepting,
-      (wire) => {
-        const upstream = new ModernUpstream(wire);
-        for (const probe of probes) upstream.arm(probe);
-        upstreams.push(upstream);
-      },
+      (wire) => upstreams[0]!.attach(wire),
     );
     const running = relay;
     const exited = running.whenExited("during start-up");
@@ -440,7 +425,6 @@ async function runModernIsolationCase(
       params: secondParams,
       answer: secondAskerAnswer(input.answer, input.canary, input.secondDelayMs),
       arm: (probe) => {
-        probes.push(probe);
         for (const upstream of upstreams) upstream.arm(probe);
       },
       settle: (caseKey) => {
@@ -454,6 +438,7 @@ async function runModernIsolationCase(
     };
     outcomes = [broken, broken];
     if (!started) notDriven = broken.detail;
+    if (!started && error instanceof ClientEraRefused) notApplicable = error.message;
   } finally {
     accepting = false;
     for (const upstream of upstreams) upstream.arm(undefined);
@@ -477,7 +462,8 @@ async function runModernIsolationCase(
       },
     ],
   };
-  return finish(observation, { recorder, upstreams, asker, relay, closers, endpoint, tmp, notDriven });
+  const run = { recorder, upstreams, asker, relay, closers, endpoint, tmp, notDriven, notApplicable };
+  return finish(observation, run);
 }
 
 interface SecondCall {

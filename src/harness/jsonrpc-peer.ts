@@ -29,8 +29,13 @@ export interface LineChannel {
    * drops (HTTP: the SDK refuses what is not JSON-RPC). Only channels whose `onLine` delivers something other than
    * the wire text have it; `recorded` then records inbound frames from here instead of from `onLine`.
    */
-  onRaw?(handler: (raw: string, via?: string) => void): void;
+  onRaw?(handler: (raw: string, via?: string, httpStatus?: number) => void): void;
   onClose(handler: (reason: string) => void): void;
+  /**
+   * HTTP channels: the status of the latest non-2xx answer to a request of this method, if there was one (a relay
+   * that does not serve a client's era refuses its first requests at the HTTP level).
+   */
+  httpRefusal?(method: string): number | undefined;
 }
 
 export type JsonRpcId = string | number;

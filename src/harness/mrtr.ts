@@ -3,7 +3,14 @@ import type { Answer } from "../model/case.ts";
 import type { UpstreamOutcome } from "../model/evidence.ts";
 import { MRTR_ERA } from "../protocol/eras.ts";
 import { CODE, isObject as isJsonObject, META, METHOD } from "../protocol/wire.ts";
-import type { AnswerFor, ArmedProbe, Ask, HarnessAnswerer, HarnessUpstream } from "./ends.ts";
+import {
+  type AnswerFor,
+  type ArmedProbe,
+  type Ask,
+  ClientEraRefused,
+  type HarnessAnswerer,
+  type HarnessUpstream,
+} from "./ends.ts";
 import { JsonRpcPeer, type JsonRpcResponse, type LineChannel } from "./jsonrpc-peer.ts";
 import { findProbeTool, type ProbeTemplate, probeCall } from "./probe-call.ts";
 import { PROBE_TOOL } from "./upstream.ts";
@@ -63,7 +70,7 @@ interface Awaiting {
  * (or its absence) is the outcome reported to the controller.
  */
 export class ModernUpstream implements HarnessUpstream {
-  readonly peer: JsonRpcPeer;
+  private readonly peers: JsonRpcPeer[] = [];
   negotiated: string | null = null;
   /** The client capabilities the relay declared in `_meta` on its latest request (2026-07-28: per request). */
   declared: unknown;
@@ -77,10 +84,30 @@ export class ModernUpstream implements HarnessUpstream {
   /** Retries awaited, by case key: one per case whose input_required went out and whose outcome is not yet known. */
   private readonly awaiting = new Map<string, Awaiting>();
 
-  constructor(channel: LineChannel) {
-    this.peer = new JsonRpcPeer(channel, "up-");
-    this.peer.onRequest((method, params) => this.handle(method, params));
-    this.peer.onNotification(() => undefined);
+  constructor(channel?: LineChannel) {
+    if (channel) this.attach(channel);
+  }
+
+  /**
+   * Serves one more upstream connection of the relay (a process per request, or one 2026-07-28 POST): each has its
+   * own JSON-RPC peer, so ids are matched per connection; what a call means (a first call, a retry) is decided by its
+   * content (caseKey, requestState), never by its id, so a retry may come on any connection.
+   */
+  attach(channel: LineChannel): void {
+    const peer = new JsonRpcPeer(channel, "up-");
+    peer.onRequest((method, params) => this.handle(method, params));
+    peer.onNotification(() => undefined);
+    this.peers.push(peer);
+    // A connection that is over is forgotten (the first is kept: `peer`), so serving many stays flat in memory.
+    peer.onClose(() => {
+      const at = this.peers.indexOf(peer);
+      if (at > 0) this.peers.splice(at, 1);
+    });
+  }
+
+  /** The first connection's peer. */
+  get peer(): JsonRpcPeer {
+    return this.peers[0]!;
   }
 
   arm(probe: ArmedProbe | undefined): void {
@@ -354,7 +381,7 @@ export class ModernAnswerer implements HarnessAnswerer {
   holdAnswer: (() => Promise<void>) | undefined;
 
   constructor(
-    channel: LineChannel,
+    private readonly channel: LineChannel,
     private readonly capabilities: Record<string, unknown>,
     private readonly probe?: ProbeTemplate,
   ) {
@@ -386,8 +413,13 @@ export class ModernAnswerer implements HarnessAnswerer {
       this.negotiated = MRTR_ERA;
   }
 
-  /** server/discover (optional: a relay that does not answer it is not refused for that), then tools/list. */
+  /**
+   * server/discover (optional: a relay that does not answer it is not refused for that), then tools/list. A relay
+   * that refuses both (a JSON-RPC error, or an HTTP 4xx) and never said it speaks 2026-07-28 does not serve clients
+   * of this era at all: ClientEraRefused, so that only the cases that need such a client are affected.
+   */
   async connect(timeoutMs: number): Promise<void> {
+    let discover = "no answer to server/discover";
     try {
       this.discovered = await this.peer.request(
         "server/discover",
@@ -396,13 +428,42 @@ export class ModernAnswerer implements HarnessAnswerer {
       );
       const versions = (this.discovered.result as any)?.supportedVersions;
       if (Array.isArray(versions) && versions.includes(MRTR_ERA)) this.negotiated = MRTR_ERA;
+      discover = this.refusalOf("server/discover", this.discovered) ?? discover;
     } catch (error) {
-      if (this.peer.closed !== undefined) throw error;
+      // No answer in time: tools/list says whether the relay serves this era.
+      if (this.peer.closed !== undefined) {
+        const refused = this.refusalOf("server/discover");
+        if (refused) throw new ClientEraRefused(MRTR_ERA, refused);
+        throw error;
+      }
     }
-    const list = await this.peer.request("tools/list", { _meta: this.meta() }, timeoutMs);
-    if (list.error) throw new Error(`the relay refused tools/list: ${clip(JSON.stringify(list.error), 300)}`);
+    let list: JsonRpcResponse;
+    try {
+      list = await this.peer.request("tools/list", { _meta: this.meta() }, timeoutMs);
+    } catch (error) {
+      const refused = this.refusalOf("tools/list");
+      if (refused && this.negotiated !== MRTR_ERA)
+        throw new ClientEraRefused(MRTR_ERA, `${discover}; ${refused}`);
+      throw error;
+    }
+    if (list.error) {
+      const refused = this.refusalOf("tools/list", list)!;
+      if (this.negotiated !== MRTR_ERA) throw new ClientEraRefused(MRTR_ERA, `${discover}; ${refused}`);
+      throw new Error(`the relay refused tools/list: ${clip(JSON.stringify(list.error), 300)}`);
+    }
     this.noteShape(list.result);
     this.probeTool = findProbeTool(list, this.probe);
+  }
+
+  /** How the relay refused a request of this method (its HTTP status, its JSON-RPC error), if it did. */
+  private refusalOf(method: string, response?: JsonRpcResponse): string | undefined {
+    const status = this.channel.httpRefusal?.(method);
+    const error = response?.error;
+    const code = error ? ` (error ${String(error.code)} ${clip(JSON.stringify(error.message), 120)})` : "";
+    if (status !== undefined && status >= 400 && status < 500) return `HTTP ${status} on ${method}${code}`;
+    return error
+      ? `${method} answered with error ${String(error.code)} ${clip(JSON.stringify(error.message), 120)}`
+      : undefined;
   }
 
   script(answer: Answer, answerFor?: AnswerFor): void {

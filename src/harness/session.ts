@@ -4,11 +4,18 @@ import type { TargetProfile } from "../model/target.ts";
 import { type Era, isModernEra } from "../protocol/eras.ts";
 import { ClientAnswerer } from "./answerer.ts";
 import { Broker } from "./broker.ts";
-import { type ControlServer, recorded } from "./channels.ts";
-import { connectWhenReady, launchRelay, openDownstream, type UpstreamEndpoint } from "./endpoints.ts";
+import type { ControlServer } from "./channels.ts";
+import {
+  acceptUpstreams,
+  connectWhenReady,
+  launchRelay,
+  openDownstream,
+  type UpstreamEndpoint,
+} from "./endpoints.ts";
 import {
   type AnswerFor,
   type ArmedProbe,
+  ClientEraRefused,
   callProbeAndRace,
   describeCallEnd,
   type HarnessAnswerer,
@@ -70,6 +77,8 @@ export interface CaseRunOutput {
   relayLog?: string;
   /** Set when the harness could not drive the case (the run was interrupted, …). */
   harnessError?: string;
+  /** Set when the case needs a kind of client the relay does not serve (see CaseRun.notApplicable). */
+  notApplicable?: string;
 }
 
 /**
@@ -141,6 +150,8 @@ export class SessionStartError extends Error {
     readonly relayLog: string | undefined,
     /** The relay sent nothing the harness could read as JSON-RPC: its failure does not depend on the session's era or capabilities. */
     readonly silent = false,
+    /** The relay does not serve the downstream's era (ClientEraRefused): the cases that need it are n/a. */
+    readonly refused?: string,
   ) {
     super(message);
   }
@@ -202,6 +213,8 @@ export class RelaySession {
   private reviewer: Reviewer | Broker | undefined;
   /** Cases released while they settle (2026-07-28), with the requestState of each: their late frames are theirs. */
   private readonly settling = new Map<string, string | undefined>();
+  /** The session is closing: no further upstream connection is accepted. */
+  private closed = false;
 
   private constructor(private readonly options: SessionOptions) {
     this.tmp = makeTempDir();
@@ -252,6 +265,7 @@ export class RelaySession {
         frames,
         log ? log.slice(-RELAY_LOG_CHARS) : undefined,
         !understood,
+        error instanceof ClientEraRefused ? error.message : undefined,
       );
     } finally {
       clearTimeout(timer);
@@ -299,13 +313,23 @@ export class RelaySession {
     this.endpoint = launched.endpoint;
     this.relay = launched.relay;
     const values = launched.values;
-    this.upstream = this.endpoint.next(profile.startupTimeoutMs).then((channel) => {
-      const wire = recorded(channel, this.recorder, "upstream");
-      const upstream: HarnessUpstream = isModernEra(era)
-        ? new ModernUpstream(wire)
-        : new ScriptedUpstream(wire, era);
-      this.upstreamEnd = upstream;
-      return upstream;
+    // Every upstream connection the relay makes is served, for the whole session: a gateway may launch a process, or
+    // open a session, per request it forwards. They share one scripted upstream (the armed case goes to whichever
+    // connection calls the probe tool); the first is the session's upstream (unlabelled, as a relay with one has it).
+    const upstream = isModernEra(era) ? new ModernUpstream() : new ScriptedUpstream(undefined, era);
+    this.upstream = new Promise<HarnessUpstream>((resolve, reject) => {
+      acceptUpstreams(
+        this.endpoint!,
+        profile,
+        this.recorder,
+        () => !this.closed,
+        (wire) => {
+          upstream.attach(wire);
+          this.upstreamEnd = upstream;
+          resolve(upstream);
+        },
+        { firstUnlabelled: true, firstWithinMs: profile.startupTimeoutMs, onFirstMissing: reject },
+      );
     });
     this.upstream.catch(() => undefined);
     const exited = this.relay.whenExited("during start-up");
@@ -522,6 +546,7 @@ export class RelaySession {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.reviewer?.stop();
     await this.closeDownstream?.().catch(() => undefined);
     await this.relay?.stop();

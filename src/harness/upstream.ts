@@ -16,34 +16,70 @@ export interface Probe {
   unrelated?: boolean;
 }
 
+/** What the relay asked for at initialize. */
+type Initialize = { protocolVersion?: unknown; capabilities?: unknown; clientInfo?: unknown };
+
+/** One upstream connection of the relay (a process it launched, or an HTTP session it opened) and its handshake. */
+interface Connection {
+  peer: JsonRpcPeer;
+  initialize?: Initialize;
+}
+
 /**
  * The scripted upstream MCP server (legacy eras: initialize handshake, sampling as a server→client request).
  * It exposes one tool; each call sends the current case's sampling/createMessage to the relay, waits for the
  * answer, and reports exactly what came back (result or error object, raw) to the controller.
+ *
+ * It serves every upstream connection the relay makes (`attach`): a gateway may launch a process, or open a session,
+ * for each request it forwards, each numbering its JSON-RPC ids from 1 again. Each connection has its own JSON-RPC
+ * peer (ids are matched per connection, never across), its own handshake, and the armed probe goes to whichever
+ * connection calls the probe tool; its sampling request goes out on that connection.
  */
 export class ScriptedUpstream {
-  readonly peer: JsonRpcPeer;
-  /** What the relay asked for at initialize. */
-  initialize: { protocolVersion?: unknown; capabilities?: unknown; clientInfo?: unknown } | undefined;
+  private readonly connections: Connection[] = [];
+  /** The connection of the latest handshake, and of the latest probe call (its handshake is what the relay declared). */
+  private latest: Connection | undefined;
+  private called: Connection | undefined;
   negotiated: string | null = null;
   private probe: ArmedProbe | undefined;
   /** Case keys of probe calls that arrived with no probe armed (a late or duplicated call). */
   readonly strayCalls: unknown[] = [];
 
   constructor(
-    channel: LineChannel,
+    channel: LineChannel | undefined,
     private readonly era: Era,
   ) {
-    this.peer = new JsonRpcPeer(channel, "up-");
-    this.peer.onRequest((method, params) => this.handle(method, params));
-    this.peer.onNotification(() => undefined);
+    if (channel) this.attach(channel);
   }
 
-  /** Arms the next probe call; undefined disarms a probe whose case has ended. */
+  /** Serves one more upstream connection of the relay. */
+  attach(channel: LineChannel): void {
+    const connection: Connection = { peer: new JsonRpcPeer(channel, "up-") };
+    connection.peer.onRequest((method, params) => this.handle(connection, method, params));
+    connection.peer.onNotification(() => undefined);
+    this.connections.push(connection);
+    // A connection that is over is forgotten (the first is kept: `peer`; the latest handshakes stay referenced).
+    connection.peer.onClose(() => {
+      const at = this.connections.indexOf(connection);
+      if (at > 0) this.connections.splice(at, 1);
+    });
+  }
+
+  /** The first connection's peer. */
+  get peer(): JsonRpcPeer {
+    return this.connections[0]!.peer;
+  }
+
+  /** What the relay asked for at initialize, on the connection that carried the latest probe call (else the latest). */
+  get initialize(): Initialize | undefined {
+    return (this.called ?? this.latest)?.initialize;
+  }
+
   get declared(): unknown {
     return this.initialize?.capabilities;
   }
 
+  /** Arms the next probe call; undefined disarms a probe whose case has ended. */
   arm(probe: ArmedProbe | undefined): void {
     this.probe = probe;
   }
@@ -52,10 +88,11 @@ export class ScriptedUpstream {
     if (this.probe?.caseKey === caseKey) this.probe = undefined;
   }
 
-  private async handle(method: string, params: any) {
+  private async handle(connection: Connection, method: string, params: any) {
     switch (method) {
       case "initialize":
-        this.initialize = params ?? {};
+        connection.initialize = params ?? {};
+        this.latest = connection;
         this.negotiated = this.era;
         return {
           result: {
@@ -80,22 +117,24 @@ export class ScriptedUpstream {
           },
         };
       case "tools/call":
-        return this.call(params);
+        return this.call(connection, params);
       default:
         return { error: { code: -32601, message: `Method not found: ${method}` } };
     }
   }
 
-  private async call(params: any) {
+  private async call(connection: Connection, params: any) {
     const probe = this.probe;
     if (!probe) {
       this.strayCalls.push(params);
       return { error: { code: -32603, message: "no conformance case is running" } };
     }
     this.probe = undefined;
+    this.called = connection;
+    const { peer } = connection;
     const outcome = probe.sequence
-      ? await this.sequence(probe.sequence, performance.now() + probe.waitMs, probe.waitMs)
-      : await this.sample(probe.params, probe.waitMs, probe.waitMs, probe.unrelated);
+      ? await this.sequence(peer, probe.sequence, performance.now() + probe.waitMs, probe.waitMs)
+      : await this.sample(peer, probe.params, probe.waitMs, probe.waitMs, probe.unrelated);
     probe.done(outcome);
     return { result: { content: [{ type: "text", text: `mcpx-conform recorded the ${outcome.kind}` }] } };
   }
@@ -105,6 +144,7 @@ export class ScriptedUpstream {
    * a timeout names the probe's whole deadline, `deadlineMs`, a fixed figure, and the time it measured.
    */
   private async sample(
+    peer: JsonRpcPeer,
     params: Record<string, unknown>,
     waitMs: number,
     deadlineMs: number,
@@ -112,7 +152,7 @@ export class ScriptedUpstream {
   ): Promise<UpstreamOutcome> {
     const started = performance.now();
     try {
-      const response = await this.peer.request(
+      const response = await peer.request(
         "sampling/createMessage",
         params,
         Math.max(1, waitMs),
@@ -132,11 +172,16 @@ export class ScriptedUpstream {
    * Several sampling requests within the probe's one deadline: each round's at once, the next round once every
    * request of this one has its outcome. The first request's outcome is the probe's.
    */
-  private async sequence(sequence: Sequence, deadline: number, deadlineMs: number): Promise<UpstreamOutcome> {
+  private async sequence(
+    peer: JsonRpcPeer,
+    sequence: Sequence,
+    deadline: number,
+    deadlineMs: number,
+  ): Promise<UpstreamOutcome> {
     let asks: Ask[] | undefined = sequence.first;
     for (let round = 0; asks && asks.length > 0; round++) {
       const outcomes: UpstreamOutcome[] = await Promise.all(
-        asks.map((a) => this.sample(a.params, deadline - performance.now(), deadlineMs)),
+        asks.map((a) => this.sample(peer, a.params, deadline - performance.now(), deadlineMs)),
       );
       const answered: Array<{ ask: Ask; outcome: UpstreamOutcome }> = asks.map((ask, i) => ({
         ask,

@@ -34,6 +34,8 @@ export interface CaseVerdict {
   status: CaseStatus;
   reason: string;
   checks: Check[];
+  /** A skip because the case does not apply to this target (its cell is n/a when nothing else ran). */
+  na?: true;
 }
 
 export interface JudgeInput {

@@ -74,6 +74,14 @@ function judgeOne(rows: Map<string, RegisterRow>, run: CaseRun): JudgedRun {
   // Not run (its era's prerequisite failed): judgeRuns gives it that prerequisite's verdict.
   if (run.notRun)
     return { run, row, verdict: { status: "skip", reason: run.notRun, checks: [] }, attributed: [] };
+  // The case needs a kind of client this relay does not serve (a 2026-07-28 client refused): n/a, nothing else.
+  if (run.notApplicable)
+    return {
+      run,
+      row,
+      verdict: { status: "skip", reason: run.notApplicable, checks: [], na: true },
+      attributed: [],
+    };
   const harnessError = run.harnessError ?? olderEraThanCell(run);
   if (harnessError) return { run, row, verdict: harnessVerdict(harnessError, run.relayLog), attributed: [] };
   const hasCell = (id: string) => rows.get(id)?.eras.includes(run.era) ?? false;
@@ -143,11 +151,19 @@ export interface EraPrerequisite {
   met: boolean;
   what: string;
   harness?: boolean;
+  /** The round trip does not apply to this target (it needs a kind of client the relay does not serve). */
+  na?: boolean;
 }
 
 /** The round-trip prerequisite of one era, from its judged round-trip cases (decided here only). */
 function eraPrerequisite(judged: JudgedRun[], era: Era): EraPrerequisite {
   const roundtrips = judged.filter((j) => j.run.era === era && j.row.id === ROUNDTRIP_ROW);
+  if (roundtrips.length > 0 && roundtrips.every((j) => j.verdict.na))
+    return {
+      met: false,
+      na: true,
+      what: `this era's round trip does not apply to this target (${roundtrips[0]!.verdict.reason})`,
+    };
   const failed = roundtrips.find((j) => j.verdict.status !== "pass");
   return {
     met: roundtrips.length > 0 && !failed,
@@ -180,6 +196,7 @@ export function roundTripFailed(register: Register, roundtripRuns: CaseRun[], er
 /** A case not run because its era's round trip failed: that failure (or harness error) is its verdict. */
 function notRunVerdict(pre: EraPrerequisite, why: string): CaseVerdict {
   const check = { id: "prerequisite", ok: false, detail: pre.what || why };
+  if (pre.na) return naPrerequisiteVerdict(pre, [check]);
   return pre.harness
     ? {
         status: "error",
@@ -193,6 +210,18 @@ function notRunVerdict(pre: EraPrerequisite, why: string): CaseVerdict {
       };
 }
 
+/**
+ * The era's round trip does not apply to this target: a case of another kind of client earns no credit without it
+ * (a skip, so its cell is never `pass`), and nothing of it is the relay's failure.
+ */
+function naPrerequisiteVerdict(pre: EraPrerequisite, checks: Check[]): CaseVerdict {
+  return {
+    status: "skip",
+    reason: `Not judged: ${pre.what}, and without a round trip no case of the era can earn credit`,
+    checks,
+  };
+}
+
 /** Judges every run, then withholds credit from every era whose round-trip prerequisite did not pass. */
 export function judgeRuns(register: Register, runs: CaseRun[]): JudgedRun[] {
   const rows = new Map(register.rows.map((r) => [r.id, r]));
@@ -200,9 +229,13 @@ export function judgeRuns(register: Register, runs: CaseRun[]): JudgedRun[] {
   const prerequisite = new Map<Era, EraPrerequisite>();
   for (const era of new Set(runs.map((r) => r.era))) prerequisite.set(era, eraPrerequisite(judged, era));
   return judged.map((j) => {
-    if (j.row.id === ROUNDTRIP_ROW) return j;
+    if (j.row.id === ROUNDTRIP_ROW || j.run.notApplicable) return j;
     const pre = prerequisite.get(j.run.era)!;
     if (j.run.notRun) return { ...j, verdict: notRunVerdict(pre, j.run.notRun), attributed: [] };
+    if (pre.na && j.verdict.status !== "error") {
+      const check = { id: "prerequisite", ok: false, detail: pre.what };
+      return { ...j, verdict: naPrerequisiteVerdict(pre, [...j.verdict.checks, check]), attributed: [] };
+    }
     // Without a round trip nothing else of the era counts: that includes findings attributed to other rows.
     return { ...j, verdict: applyPrerequisite(j.verdict, pre), attributed: pre.met ? j.attributed : [] };
   });

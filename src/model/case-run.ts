@@ -28,5 +28,10 @@ export interface CaseRun {
    * judge records it as that prerequisite's failure (or error) without the case being run one by one.
    */
   notRun?: string;
+  /**
+   * Set when the case needs a session shape this relay does not serve (it refused 2026-07-28 clients): the case is
+   * n/a against this target, with this reason; nothing else of the run is affected.
+   */
+  notApplicable?: string;
   relayLog?: string;
 }

@@ -27,8 +27,13 @@ export const FrameSchema = z.object({
   size: z.number().int().nonnegative().optional(),
   /** The frame was longer than the evidence keeps per frame (`MAX_FRAME_CHARS`): `raw` is its beginning. */
   truncated: z.literal(true).optional(),
-  /** Which downstream session saw it, when several are connected. */
+  /** Which downstream session (or upstream connection) saw it, when there are several. */
   session: z.string().optional(),
+  /**
+   * The HTTP status the frame came with, when it was not 2xx: a JSON-RPC error in the body of an HTTP 4xx answers
+   * the request of its POST (SDKs map -32602 and others to HTTP 400 on Streamable HTTP).
+   */
+  httpStatus: z.number().int().optional(),
 });
 export type Frame = z.infer<typeof FrameSchema>;
 

@@ -4,6 +4,7 @@ import { evidenceFor, type JudgedRun } from "../judge/judge-runs.ts";
 import type { Evidence } from "../model/evidence.ts";
 import { writeJsonFile } from "../model/output-files.ts";
 import { stableEvidence } from "../model/stable.ts";
+import { officialSchemaOf } from "../model/wire-schema.ts";
 
 export interface EvidenceMeta {
   tool: { name: string; version: string };
@@ -13,10 +14,16 @@ export interface EvidenceMeta {
   stable?: boolean;
 }
 
-/** A judged run's evidence as this run writes it (without its times, in stable output). */
+/**
+ * A judged run's evidence as this run writes it (without its times, in stable output), with what the official schema
+ * says of the relay's frames (indexed as written, so after stable output's reordering).
+ */
 export function evidenceToWrite(j: JudgedRun, meta: EvidenceMeta): Evidence {
   const evidence = evidenceFor(j, meta);
-  return meta.stable ? stableEvidence(evidence) : evidence;
+  const written = meta.stable ? stableEvidence(evidence) : evidence;
+  const eras = { upstream: j.run.era, downstream: j.run.kase.downstreamEra ?? j.run.era };
+  const officialSchema = officialSchemaOf(written.frames, eras);
+  return officialSchema ? { ...written, officialSchema } : written;
 }
 
 /** Where a case × era transcript lives, relative to results.json. */
@@ -53,6 +60,7 @@ export function recordJudged(
         evidence: rel,
         evidenceSha256: sha,
         durationMs: j.run.durationMs,
+        ...(j.verdict.na ? { na: true } : {}),
       },
       ...(j.covers ? { covers: j.covers } : {}),
     });

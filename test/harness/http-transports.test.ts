@@ -77,10 +77,10 @@ for (const transport of ["streamable-http", "sse"] as const) {
       expect(answer).toEqual({ jsonrpc: "2.0", id: "s-1", result: RESULT });
     });
 
-    it("keeps two sessions of one relay apart on the one upstream channel (same ids, own answers)", async () => {
+    it("hands each session of one relay out as a connection of its own (same ids, own answers)", async () => {
       const host = await HttpUpstreamHost.start(transport);
       cleanup.push(() => host.close());
-      const upstreamChannel = host.next(5000);
+      const upstreamChannels = [host.next(5000), host.next(5000)];
       const peers = [];
       for (const name of ["one", "two"]) {
         const c = await httpDownstreamChannel(transport, host.url, 5000);
@@ -90,8 +90,8 @@ for (const transport of ["streamable-http", "sse"] as const) {
         peers.push(peer);
       }
       const inits = peers.map((p) => p.request("initialize", INIT, 5000));
-      const server = new JsonRpcPeer(await upstreamChannel, "s-");
-      serve(server);
+      // One scripted server per connection, as the harness upstream attaches one peer per connection.
+      for (const channel of upstreamChannels) serve(new JsonRpcPeer(await channel, "s-"));
       await Promise.all(inits);
       for (const [i, peer] of peers.entries()) {
         const call = await peer.request("tools/call", { name: "probe" }, 5000);
@@ -185,6 +185,63 @@ describe("frames as they came over the wire, each recorded once", () => {
       expect.objectContaining({ id: "c-1", result: expect.anything() }),
       { jsonrpc: "2.0", id: "c-2", result: {}, extra: "dropped by the SDK" },
     ]);
+  });
+
+  it("streamable-http downstream: an HTTP 4xx carrying a JSON-RPC error answers its request, and the session goes on", async () => {
+    const url = await handServer((req, res, body) => {
+      if (req.method !== "POST") return void res.writeHead(405).end();
+      const m = JSON.parse(body);
+      const json = (status: number, message: unknown) => {
+        res.writeHead(status, { "content-type": "application/json", "mcp-session-id": "s" });
+        res.end(JSON.stringify(message));
+      };
+      if (m.method === "initialize")
+        return json(200, {
+          jsonrpc: "2.0",
+          id: m.id,
+          result: {
+            protocolVersion: "2025-11-25",
+            capabilities: {},
+            serverInfo: { name: "h", version: "0" },
+          },
+        });
+      if (m.id === undefined) return void res.writeHead(202).end();
+      // As SDKs do on Streamable HTTP: -32602 with HTTP 400 (its id), a session error with id null, and plain text.
+      if (m.method === "tools/call")
+        return json(400, {
+          jsonrpc: "2.0",
+          id: m.id,
+          error: { code: -32602, message: "bad tool arguments" },
+        });
+      if (m.method === "prompts/list")
+        return json(400, { jsonrpc: "2.0", id: null, error: { code: -32000, message: "Bad Request" } });
+      res.writeHead(400, { "content-type": "text/plain" }).end("nope");
+    });
+    const recorder = new FrameRecorder();
+    const down = await httpDownstreamChannel("streamable-http", `${url}/mcp`, 5000);
+    cleanup.push(() => down.close());
+    const client = new JsonRpcPeer(recorded(down.channel, recorder, "downstream"), "c-");
+    await client.request("initialize", INIT, 5000);
+    client.notify("notifications/initialized");
+    const call = await client.request("tools/call", { name: "probe" }, 2000);
+    expect(call).toEqual({
+      jsonrpc: "2.0",
+      id: "c-2",
+      error: { code: -32602, message: "bad tool arguments" },
+    });
+    const prompts = await client.request("prompts/list", {}, 2000);
+    expect(prompts).toMatchObject({ id: "c-3", error: { code: -32000 } });
+    expect(client.closed).toBeUndefined();
+    expect(down.channel.httpRefusal?.("tools/call")).toBe(400);
+    // The evidence keeps each body as it came, with its status (the id null stays null there).
+    const refused = recorder.since(0).filter((f) => f.httpStatus !== undefined);
+    expect(refused.map((f) => [f.httpStatus, (f.message as { id: unknown }).id])).toEqual([
+      [400, "c-2"],
+      [400, null],
+    ]);
+    // A 4xx with no JSON-RPC error in it is no answer: the session ends with the status in the reason.
+    await expect(client.request("resources/list", {}, 2000)).rejects.toThrow(/HTTP 400/);
+    expect(client.closed).toMatch(/refused the resources\/list request \(HTTP 400\)/);
   });
 
   it("sse downstream: the relay ending its event stream closes the session with that reason", async () => {
