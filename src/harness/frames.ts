@@ -72,7 +72,9 @@ export class FrameRecorder {
  */
 export function callFramesOf(frames: Frame[], caseKey: string, requestState: string | undefined): Set<Frame> {
   const claimed = new Set<Frame>();
-  const ids = new Set<unknown>();
+  // A response is the call's when it has the call's id on the call's connection (ids restart on each).
+  const ids = new Set<string>();
+  const key = (frame: Frame, id: unknown) => `${frame.session ?? ""} ${JSON.stringify(id)}`;
   for (const frame of frames) {
     if (frame.end !== "upstream") continue;
     const m = frame.message as Record<string, any> | undefined;
@@ -83,9 +85,9 @@ export function callFramesOf(frames: Frame[], caseKey: string, requestState: str
         p?.arguments?.caseKey === caseKey || (requestState !== undefined && p?.requestState === requestState);
       if (mine) {
         claimed.add(frame);
-        if (m.id !== undefined) ids.add(m.id);
+        if (m.id !== undefined) ids.add(key(frame, m.id));
       }
-    } else if (frame.dir === "to-relay" && m.method === undefined && ids.has(m.id)) {
+    } else if (frame.dir === "to-relay" && m.method === undefined && ids.has(key(frame, m.id))) {
       claimed.add(frame);
     }
   }

@@ -35,7 +35,8 @@ import { STANDALONE_STREAM_POLL_MS, STANDALONE_STREAM_WAIT_MS } from "./waits.ts
  * 2026-07-28 has no session and no initialize: a POST without Mcp-Session-Id that carries that protocol version
  * (MCP-Protocol-Version header, `_meta`, or server/discover) is served statelessly here, without the SDK: its one
  * request is a connection of its own (a channel whose one response becomes the POST's body, as JSON; a
- * notification gets 202), so two POSTs with the same id are never confused.
+ * notification gets 202), so two POSTs with the same id are never confused. They share one label: without a
+ * session, the relay's JSON-RPC ids all live in one space (a retry that reuses its call's id is seen as such).
  *
  * Frames that belong to no session (a POST without one, or with an unknown one) are reported on the first channel
  * handed out, unlabelled.
@@ -129,8 +130,9 @@ export class HttpUpstreamHost {
   private first: SessionChannel | undefined;
   private readonly orphans: string[] = [];
   private closed = false;
-  /** How many sessions (2026-07-28: POSTs) have been opened, for their labels. */
+  /** How many sessions have been opened, for their labels (2026-07-28 POSTs share one: modernLabel). */
   private opened = 0;
+  private modernLabel: string | undefined;
 
   private constructor(
     readonly transport: HttpTransport,
@@ -298,6 +300,7 @@ export class HttpUpstreamHost {
    */
   private modernPost(res: ServerResponse, text: string, message: Record<string, unknown>): void {
     // One POST, one connection: its one response is the POST's body, and then the connection is over.
+    this.modernLabel ??= `upstream-${++this.opened}`;
     const session = this.addSession(
       async (answer) => {
         this.ended(session, "the 2026-07-28 POST was answered");
@@ -312,6 +315,7 @@ export class HttpUpstreamHost {
         session.open = false;
         reply(res, 503, "the harness closed its HTTP upstream");
       },
+      this.modernLabel,
     );
     this.wire(text, session);
     if (typeof message.method !== "string") {
@@ -335,9 +339,13 @@ export class HttpUpstreamHost {
     queueMicrotask(() => session.channel.close(why));
   }
 
-  private addSession(send: UpstreamSession["send"], close: UpstreamSession["close"]): UpstreamSession {
+  private addSession(
+    send: UpstreamSession["send"],
+    close: UpstreamSession["close"],
+    label = `upstream-${++this.opened}`,
+  ): UpstreamSession {
     const session: UpstreamSession = {
-      label: `upstream-${++this.opened}`,
+      label,
       open: true,
       standalone: 0,
       inFlight: [],

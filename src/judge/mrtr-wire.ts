@@ -16,23 +16,39 @@ export interface MrtrWireCheck {
 
 const clip = (s: string, n = 80) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
-/** The relay's tools/call requests to the upstream, in order. */
-function callsToUpstream(frames: Frame[]): Array<{ id: unknown; params: Record<string, unknown> }> {
-  return frames
-    .filter((f) => f.end === "upstream" && f.dir === "from-relay" && isObject(f.message))
-    .map((f) => f.message as Record<string, unknown>)
-    .filter((m) => m.method === METHOD.toolsCall && isObject(m.params))
-    .map((m) => ({ id: m.id, params: m.params as Record<string, unknown> }));
+/** One tools/call of the relay to the upstream: where it is in the log, on which connection, with which id. */
+interface Call {
+  at: number;
+  connection: string | undefined;
+  id: unknown;
+  params: Record<string, unknown>;
 }
 
-/** The upstream's answer to the request with this id. */
-function replyTo(frames: Frame[], id: unknown): Record<string, unknown> | undefined {
+/** The relay's tools/call requests to the upstream, in order. */
+function callsToUpstream(frames: Frame[]): Call[] {
+  const calls: Call[] = [];
+  frames.forEach((f, at) => {
+    if (f.end !== "upstream" || f.dir !== "from-relay" || !isObject(f.message)) return;
+    const m = f.message;
+    if (m.method === METHOD.toolsCall && isObject(m.params))
+      calls.push({ at, connection: f.session, id: m.id, params: m.params });
+  });
+  return calls;
+}
+
+/**
+ * The upstream's answer to a call: the first response after it with its id on its connection. Ids are matched per
+ * connection, never across: a gateway that opens an upstream connection per request numbers each from 1.
+ */
+function replyTo(frames: Frame[], call: Call): Record<string, unknown> | undefined {
   const reply = frames.find(
-    (f) =>
+    (f, at) =>
+      at > call.at &&
       f.end === "upstream" &&
       f.dir === "to-relay" &&
+      f.session === call.connection &&
       isObject(f.message) &&
-      f.message.id === id &&
+      f.message.id === call.id &&
       !("method" in f.message),
   );
   return reply && isObject(reply.message) && isObject(reply.message.result)
@@ -40,12 +56,30 @@ function replyTo(frames: Frame[], id: unknown): Record<string, unknown> | undefi
     : undefined;
 }
 
+/**
+ * The retry's id against its call's: the same id on the same connection is the call's id reused; on another
+ * connection (a process or session of its own) the retry is a new request whatever its number.
+ */
+function newIdCheck(first: Call, retry: Call): MrtrWireCheck {
+  const elsewhere = retry.connection !== first.connection;
+  const ok = elsewhere || retry.id !== first.id;
+  return {
+    id: "mrtr-retry-new-id",
+    ok,
+    detail: !ok
+      ? `the retry reused the original request's JSON-RPC id ${JSON.stringify(first.id)}`
+      : elsewhere && retry.id === first.id
+        ? `the retry came on another upstream connection (${retry.connection ?? "the first"}, not ${first.connection ?? "the first"}), where it is a new request`
+        : "the retry used a new JSON-RPC id",
+  };
+}
+
 export function mrtrRetryChecks(frames: Frame[]): MrtrWireCheck[] {
   const calls = callsToUpstream(frames);
   const first = calls[0];
   const retry = calls[1];
   if (!first || !retry) return [];
-  const asked = replyTo(frames, first.id);
+  const asked = replyTo(frames, first);
   if (asked?.resultType !== "input_required") return [];
   const hadState = Object.hasOwn(asked, "requestState");
   const echoed = Object.hasOwn(retry.params, "requestState");
@@ -54,14 +88,7 @@ export function mrtrRetryChecks(frames: Frame[]): MrtrWireCheck[] {
     : !echoed;
   const argsDiff = differences(first.params.arguments, retry.params.arguments);
   return [
-    {
-      id: "mrtr-retry-new-id",
-      ok: retry.id !== first.id,
-      detail:
-        retry.id !== first.id
-          ? "the retry used a new JSON-RPC id"
-          : `the retry reused the original request's JSON-RPC id ${JSON.stringify(first.id)}`,
-    },
+    newIdCheck(first, retry),
     {
       id: "mrtr-request-state-echoed",
       ok: stateOk,

@@ -102,6 +102,21 @@ describe("callFramesOf tells one 2026-07-28 probe call's frames from another's",
     expect(ids(callFramesOf(frames, "b", undefined))).toEqual(["from-relay:2", "to-relay:2"]);
   });
 
+  it("matches a response to its call on the call's own connection (a gateway numbers each from 1)", () => {
+    const r = new FrameRecorder();
+    const start = r.mark();
+    r.record("upstream", "from-relay", call(1, "a"), "upstream-2");
+    r.record("upstream", "from-relay", call(1, "b"), "upstream-3");
+    r.record("upstream", "to-relay", reply(1), "upstream-3");
+    r.record("upstream", "to-relay", reply(1), "upstream-2");
+    const frames = r.since(start);
+    const mine = callFramesOf(frames, "a", undefined);
+    expect(frames.filter((f) => mine.has(f)).map((f) => `${f.dir}@${f.session}`)).toEqual([
+      "from-relay@upstream-2",
+      "to-relay@upstream-2",
+    ]);
+  });
+
   it("times each slice from its own mark, whatever was recorded before", async () => {
     const r = new FrameRecorder();
     r.record("upstream", "from-relay", reply(1));

@@ -69,6 +69,23 @@ describe("2026-07-28 retry rules from the wire", () => {
     );
   });
 
+  it("matches ids per upstream connection: a retry on a connection of its own is a new request, whatever its id", () => {
+    // A gateway opening an upstream process per request: each numbers its ids from 1.
+    const perRequest = wire({ echoed: "s+/=", retryId: 1 }).map((f, i) =>
+      i === 2 ? { ...f, session: "upstream-2" } : f,
+    );
+    expect(failed(perRequest)).toEqual([]);
+    expect(mrtrRetryChecks(perRequest)[0]!.detail).toMatch(/another upstream connection \(upstream-2/);
+    // The upstream's answer is found on the call's own connection only: an id 1 answered elsewhere is not it.
+    const answeredElsewhere = wire({ echoed: "s+/=" }).map((f, i) =>
+      i === 1 ? { ...f, session: "upstream-9" } : f,
+    );
+    expect(mrtrRetryChecks(answeredElsewhere)).toEqual([]);
+    // The same id on the same connection is still the call's id reused.
+    const sameConnection = wire({ echoed: "s+/=", retryId: 1 }).map((f) => ({ ...f, session: "upstream-1" }));
+    expect(failed(sameConnection)).toEqual(["mrtr-retry-new-id"]);
+  });
+
   it("says nothing when there was no retry", () => {
     expect(mrtrRetryChecks(wire({ echoed: "s+/=" }).slice(0, 2))).toEqual([]);
   });
