@@ -825,16 +825,19 @@ interface NoSession {
   refused?: boolean;
 }
 
-const NOT_RETRIED = "not retried, as in an earlier session of this run with the same kind of client: ";
+const NOT_RETRIED =
+  "not retried, as in an earlier session of this run of the same shape (kind of client and upstream): ";
 
 /**
- * The session shape of a case: the kind of client the harness connects to the relay (its era's family: 2026-07-28
- * or a legacy era; the transport and the answerer kind are the profile's, the same for the whole run). A relay that
- * cannot serve one shape may serve the others, so failures are remembered per shape.
+ * The session shape of a case: the kind of client the harness connects to the relay and the kind of upstream it
+ * serves (each an era family: 2026-07-28 or a legacy era; the transports and the answerer kind are the profile's, the
+ * same for the whole run). A relay that cannot serve one shape (a 2026-07-28 client; a legacy client in front of a
+ * 2026-07-28 upstream) may serve the others, so failures are remembered per shape.
  */
 export function clientShape(item: { era: Era; downstreamEra?: Era | undefined; kase?: LoadedCase }): string {
   const downstream = item.kase?.downstreamEra ?? item.downstreamEra ?? item.era;
-  return isModernEra(downstream) ? `${downstream} client` : "legacy client";
+  const family = (era: Era) => (isModernEra(era) ? era : "legacy");
+  return `${family(downstream)} client, ${family(item.era)} upstream`;
 }
 
 /** One work item: not run (interrupted, skipped, an earlier silent start failure), a two-session case, or a case through its group's session. */

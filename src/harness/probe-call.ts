@@ -21,6 +21,9 @@ hbs.registerHelper("json", (value: unknown) => new hbs.SafeString(JSON.stringify
 export type ProbeTemplate = NonNullable<TargetProfile["probe"]>;
 type Template = ProbeTemplate;
 
+/** The relay's tools/list has no probe tool: it reaches no upstream tool (in this session's shape, at least). */
+export class ProbeToolMissing extends Error {}
+
 /**
  * The name of the tool the answerer calls, from the relay's tools/list: the profile's `probe.tool` when it has a
  * template, else the tool whose name ends with the probe's (a relay may prefix upstream tools). Missing: an error
@@ -40,7 +43,9 @@ export function findProbeTool(
     const what = wanted
       ? `the tool ${JSON.stringify(wanted)} named by the profile's probe.tool`
       : `the upstream's ${PROBE_TOOL} tool`;
-    throw new Error(`the relay does not expose ${what} (tools/list: ${JSON.stringify(list).slice(0, 300)})`);
+    throw new ProbeToolMissing(
+      `the relay does not expose ${what} (tools/list: ${JSON.stringify(list).slice(0, 300)})`,
+    );
   }
   return tool.name as string;
 }

@@ -27,6 +27,7 @@ import {
 import { callFramesOf, FrameRecorder } from "./frames.ts";
 import type { LineChannel } from "./jsonrpc-peer.ts";
 import { ModernAnswerer, ModernUpstream } from "./mrtr.ts";
+import { ProbeToolMissing } from "./probe-call.ts";
 import { makeTempDir, removeTempDir } from "./processes.ts";
 import { fillPlaceholders, PORT_TAKEN, RELAY_LOG_CHARS, type RelayProcess } from "./relay-process.ts";
 import { Reviewer, type ReviewRecord } from "./reviewer.ts";
@@ -157,6 +158,18 @@ export class SessionStartError extends Error {
   }
 }
 
+/**
+ * A session whose ends speak different era families (a 2026-07-28 client with a legacy upstream, or the other way)
+ * that started but lists no upstream tool: the relay does not bridge that pairing (it reaches no upstream in it), so
+ * the cases that need it are n/a, with that reason; sessions of one family are not affected.
+ */
+function unbridged(options: SessionOptions, error: unknown): string | undefined {
+  const down = options.downstreamEra ?? options.era;
+  if (!(error instanceof ProbeToolMissing) || isModernEra(down) === isModernEra(options.era))
+    return undefined;
+  return `the relay does not bridge a ${down} client to a ${options.era} upstream: ${error.message}`;
+}
+
 /** What the relay wrote that is not JSON-RPC, quoted (the evidence keeps every such line whole). */
 function nonJsonHint(frames: Frame[]): string {
   const raw = frames.filter((f) => f.dir === "from-relay" && f.raw !== undefined && !f.truncated);
@@ -265,7 +278,7 @@ export class RelaySession {
         frames,
         log ? log.slice(-RELAY_LOG_CHARS) : undefined,
         !understood,
-        error instanceof ClientEraRefused ? error.message : undefined,
+        error instanceof ClientEraRefused ? error.message : unbridged(options, error),
       );
     } finally {
       clearTimeout(timer);
