@@ -92,6 +92,8 @@ export interface RunConfig {
   stable: boolean;
   /** The folder the run's relative paths mean (the default output folder, paths printed and recorded). */
   cwd: string;
+  /** What the run says before it starts (an --era the profile did not list). */
+  notes?: string[];
 }
 
 export function list(value: string | undefined): string[] | undefined {
@@ -112,20 +114,26 @@ function wholeNumber(value: string, flag: string, min: number): number {
   return n;
 }
 
-function selectEras(requested: string[] | undefined, profile: TargetProfile, targetFile: string): Era[] {
+/**
+ * The eras to run: --era when given (the command line wins over the profile's `eras:`, which is only the default, so
+ * trying one more era needs no copy of the profile; the run says so), else the profile's, else every era.
+ */
+function selectEras(
+  requested: string[] | undefined,
+  profile: TargetProfile,
+): { eras: Era[]; notes: string[] } {
   for (const e of requested ?? [])
     if (!isEra(e))
       throw new InputError(`unknown era '${e}' (expected one of ${ERAS.join(", ")})`, undefined, "--era");
-  const eras = ERAS.filter(
-    (e) => (profile.eras ?? ERAS).includes(e) && (!requested || requested.includes(e)),
-  );
-  if (eras.length === 0)
-    throw new InputError(
-      "no era left to run (the target's eras and --era do not overlap)",
-      targetFile,
-      "eras",
-    );
-  return eras;
+  if (!requested) return { eras: ERAS.filter((e) => (profile.eras ?? ERAS).includes(e)), notes: [] };
+  const eras = ERAS.filter((e) => requested.includes(e));
+  const beyond = profile.eras ? eras.filter((e) => !profile.eras!.includes(e)) : [];
+  const notes = beyond.length
+    ? [
+        `mcpx-conform: --era ${beyond.join(", ")}: not in the profile's eras (${profile.eras!.join(", ")}); run as asked`,
+      ]
+    : [];
+  return { eras, notes };
 }
 
 /** --shard i/n, which needs --seed: shards are slices of one run only when they share its seed. */
@@ -171,12 +179,14 @@ export function resolveRunConfig(opts: RunOptions): RunConfig {
   for (const r of rowFilter ?? [])
     if (!knownRows.has(r)) throw new InputError(`unknown register row '${r}'`, undefined, "--rows");
   const selected = caseSelection(list(opts.case), cases, rowFilter);
+  const { eras, notes } = selectEras(list(opts.era), profile);
   return {
     register,
     cases,
     profile,
     targetFile,
-    eras: selectEras(list(opts.era), profile, targetFile),
+    eras,
+    notes,
     selectedRows: selected?.rows ?? (rowFilter ? new Set(rowFilter) : undefined),
     selectedCases: selected?.matches,
     seed: opts.seed !== undefined ? wholeNumber(opts.seed, "--seed", 0) : Math.floor(Math.random() * 2 ** 31),

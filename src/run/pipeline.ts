@@ -2,7 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { fuzzTarget } from "../fuzz/differential.ts";
 import { type FuzzSummary, foldFuzz } from "../fuzz/results.ts";
-import { type CaseRun, runCases, worstCaseMs } from "../harness/controller.ts";
+import { type CaseRun, runCases, sessionGroup } from "../harness/controller.ts";
 import { preflightProfile } from "../harness/preflight.ts";
 import { buildCells, type JudgedCase, summarize } from "../judge/cells.ts";
 import { judgeRuns, ROUNDTRIP_ROW, roundTripFailed } from "../judge/judge-runs.ts";
@@ -109,6 +109,7 @@ async function executeStage(config: RunConfig, plan: ShardPlan, outDir: string, 
     bail: config.bail,
     onEvent: hooks.onEvent,
     cwd: config.cwd,
+    target: { answerer: profile.answerer.kind },
   });
   // Once an era's round trip has failed, its other cases are recorded as failed for that reason, not run one by one.
   const roundtrips: CaseRun[] = [];
@@ -138,7 +139,7 @@ async function executeStage(config: RunConfig, plan: ShardPlan, outDir: string, 
       `mcpx-conform: --bail: stopped after ${finished.bailedAt} failed; the cases not run are skipped`,
     );
   // A shard runs the round trip of every era it has work in, but reports it only where it was assigned.
-  const judged = judgeRuns(register, finished.runs).filter(
+  const judged = judgeRuns(register, finished.runs, { answerer: profile.answerer.kind }).filter(
     (j) => !plan.prerequisiteOnly.has(runKey(j.run.kase.row, j.run.kase.id, j.run.era)),
   );
   return {
@@ -178,10 +179,13 @@ export async function runPipeline(config: RunConfig, hooks: RunHooks = {}): Prom
   const outDir = resolve(config.cwd, config.out ?? DEFAULT_OUT);
   // The default folder is the run's own: an earlier run's transcripts must not sit beside this one's.
   if (config.out === undefined) rmSync(join(outDir, "evidence"), { recursive: true, force: true });
-  const bound = Math.ceil(worstCaseMs(profile, plan.work, (item) => waitsOnOwnSession(item, profile)) / 1000);
+  for (const note of config.notes ?? []) log(note);
+  // What helps a reader: how much work and against what. No time figure: the worst case (worstCaseMs, the README's
+  // bound) is hours for a run that takes seconds, and a relay's start-up cost is unknown until it has started.
   const slice = shard ? `, shard ${shard.index}/${shard.count}` : "";
+  const sessions = new Set(plan.work.map((w) => sessionGroup(w))).size;
   log(
-    `mcpx-conform: ${plan.work.length} case runs against ${profile.name} (${eras.join(", ")})${slice}, seed ${seed}, at most ${bound} s`,
+    `mcpx-conform: ${plan.work.length} case runs against ${profile.name} in ${eras.length} era(s) (${eras.join(", ")})${slice}, ${sessions} relay session group(s), seed ${seed}`,
   );
   hooks.onEvent?.({ kind: "start", total: plan.work.length, target: profile.name, eras });
   const executed = await executeStage(config, plan, outDir, hooks);
