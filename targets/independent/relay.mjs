@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// An independent MCP sampling relay, written from the sampling spec (/work/shared/reference/spec-sampling.md)
+// An independent MCP sampling relay, written from the sampling spec of each revision
+// (https://modelcontextprotocol.io/specification/2025-11-25/client/sampling and the revisions before and after it)
 // without looking at or importing anything of src/ (no reference relay, no validator, no SDK): Node built-ins, and
 // ajv for JSON Schema (rules.mjs: structuredContent against its tool's outputSchema).
 // It exists so that the harness can be checked against a second correct relay: a case that fails this relay
