@@ -138,7 +138,18 @@ function revision(era: Era): Revision {
   const defs: Definitions = schema[defsKey];
   for (const erratum of SCHEMA_ERRATA) if (erratum.era === era) erratum.apply(defs);
   // The draft the file declares; union types (`RequestId`) are legal JSON Schema, ajv's strict mode only warns.
-  const options = { allErrors: true, strict: true, allowUnionTypes: true };
+  // Compiling is most of this oracle's cost in a run: the files are not checked against their meta-schema here (a
+  // test does that once), each definition is compiled once and shared by reference, and ajv's code is not optimised.
+  const options = {
+    allErrors: true,
+    strict: true,
+    allowUnionTypes: true,
+    validateSchema: false,
+    inlineRefs: false,
+    // Errors carry their schema: a failed union's branches are read from it (explain).
+    verbose: true,
+    code: { optimize: false },
+  };
   const ajv = String(schema.$schema).includes("2020-12") ? new Ajv2020(options) : new Ajv(options);
   formats.default(ajv, ["byte", "uri", "uri-template"]);
   ajv.addSchema(schema, era);
@@ -171,21 +182,131 @@ function validator(r: Revision, key: string, schema: () => object): ValidateFunc
   return v;
 }
 
-function findingsOf(errors: ErrorObject[] | null | undefined, definition: string): SchemaFinding[] {
+function messageOf(e: ErrorObject): string {
+  const detail =
+    e.keyword === "additionalProperties"
+      ? ` (${JSON.stringify(e.params.additionalProperty)})`
+      : e.keyword === "const" || e.keyword === "enum"
+        ? ` (${JSON.stringify(e.params.allowedValue ?? e.params.allowedValues)})`
+        : "";
+  return `${e.message ?? e.keyword}${detail}`;
+}
+
+function valueAt(doc: unknown, pointer: string): unknown {
+  let at: any = doc;
+  for (const step of pointer.split("/").slice(1)) {
+    if (at === null || typeof at !== "object") return undefined;
+    at = at[step.replace(/~1/g, "/").replace(/~0/g, "~")];
+  }
+  return at;
+}
+
+/** A branch schema with its references made absolute (`#/$defs/X` → `<era>#/$defs/X`), so it compiles on its own. */
+function absolute(r: Revision, schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => absolute(r, s));
+  if (!isObject(schema)) return schema;
+  return Object.fromEntries(
+    Object.entries(schema).map(([k, v]) => [
+      k,
+      k === "$ref" && typeof v === "string" && v.startsWith("#") ? `${r.era}${v}` : absolute(r, v),
+    ]),
+  );
+}
+
+/**
+ * The one branch of a union a value can mean, if there is one: of its shape (object or array), whose const members
+ * (a block's `type`, a request's `method`) it has, and, among several, whose required members it has.
+ */
+function branchFor(r: Revision, branches: unknown, value: unknown): unknown {
+  if (!Array.isArray(branches)) return undefined;
+  const shape = Array.isArray(value) ? "array" : isObject(value) ? "object" : undefined;
+  if (!shape) return undefined;
+  const resolved = branches.map((b) => {
+    const name = isObject(b) && typeof b.$ref === "string" ? b.$ref.split("/").pop()! : undefined;
+    return { b, def: (name ? r.defs[name] : b) as Record<string, any> };
+  });
+  let fits = resolved.filter(({ def }) => {
+    if (def.type !== undefined && def.type !== shape) return false;
+    if (shape === "array") return true;
+    return Object.entries<Record<string, unknown>>(def.properties ?? {}).every(
+      ([k, p]) => p.const === undefined || (value as Record<string, unknown>)[k] === p.const,
+    );
+  });
+  if (fits.length > 1 && shape === "object")
+    fits = fits.filter(({ def }) => (def.required ?? []).every((k: string) => k in (value as object)));
+  return fits.length === 1 ? fits[0]!.b : undefined;
+}
+
+/** The member every object branch of a union fixes with a const (`type`, `method`), when the value's fits none. */
+function unknownTag(
+  r: Revision,
+  branches: unknown,
+  value: unknown,
+): { key: string; allowed: unknown[] } | undefined {
+  if (!Array.isArray(branches) || !isObject(value)) return undefined;
+  const defs = branches
+    .map((b) => (isObject(b) && typeof b.$ref === "string" ? r.defs[b.$ref.split("/").pop()!] : b))
+    .filter((d): d is Record<string, any> => isObject(d) && (d.type === undefined || d.type === "object"));
+  for (const key of ["type", "method"]) {
+    const allowed = defs.map((d) => d.properties?.[key]?.const);
+    if (allowed.length > 0 && allowed.every((c) => c !== undefined) && !allowed.includes(value[key]))
+      return { key, allowed };
+  }
+  return undefined;
+}
+
+/**
+ * ajv's errors as findings. A failed union (`anyOf`) reports every branch, which buries the one finding that
+ * matters: where the value can only mean one branch (a text block, a sampling request), its errors are those of that
+ * branch alone, found by checking the value against it (recursively, for unions inside).
+ */
+function explain(
+  r: Revision,
+  data: unknown,
+  errors: readonly ErrorObject[],
+  at = "",
+): Array<[string, string]> {
+  const unions = errors
+    .filter((e) => e.keyword === "anyOf")
+    .sort((a, b) => a.instancePath.length - b.instancePath.length);
+  const replaced: string[] = [];
+  const within = (p: string) => replaced.some((q) => p === q || p.startsWith(`${q}/`));
+  const deeper: Array<[string, string]> = [];
+  for (const union of unions) {
+    const p = union.instancePath;
+    if (within(p)) continue;
+    const value = valueAt(data, p);
+    const branch = branchFor(r, union.schema, value);
+    if (branch === undefined) {
+      // A member every branch fixes (a block's `type`) with a value none allows: that alone is the finding.
+      const tag = unknownTag(r, union.schema, value);
+      if (tag) {
+        replaced.push(p);
+        deeper.push([
+          `${at}${p}/${tag.key}`,
+          `must be equal to one of the allowed values (${JSON.stringify(tag.allowed)})`,
+        ]);
+      }
+      continue;
+    }
+    const v = validator(r, `branch ${JSON.stringify(branch)}`, () => absolute(r, branch) as object);
+    if (v(value)) continue;
+    const own = [...(v.errors ?? [])];
+    replaced.push(p);
+    deeper.push(...explain(r, value, own, at + p));
+  }
+  const kept = errors.filter((e) => !within(e.instancePath));
+  return [...kept.map((e): [string, string] => [at + e.instancePath, messageOf(e)]), ...deeper];
+}
+
+function findingsOf(r: Revision, data: unknown, errors: ErrorObject[], definition: string): SchemaFinding[] {
   const seen = new Set<string>();
   const out: SchemaFinding[] = [];
-  for (const e of errors ?? []) {
-    const detail =
-      e.keyword === "additionalProperties"
-        ? ` (${JSON.stringify(e.params.additionalProperty)})`
-        : e.keyword === "const" || e.keyword === "enum"
-          ? ` (${JSON.stringify(e.params.allowedValue ?? e.params.allowedValues)})`
-          : "";
-    const finding = { pointer: e.instancePath, message: `${e.message ?? e.keyword}${detail}`, definition };
-    const key = `${finding.pointer} ${finding.message}`;
+  for (const [pointer, message] of explain(r, data, errors)) {
+    const key = `${pointer} ${message}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push(finding);
+    out.push({ pointer, message, definition });
     if (out.length >= MAX_FINDINGS) break;
   }
   return out;
@@ -193,7 +314,7 @@ function findingsOf(errors: ErrorObject[] | null | undefined, definition: string
 
 function check(r: Revision, frame: unknown, definition: string, key: string, schema: () => object) {
   const v = validator(r, key, schema);
-  return v(frame) ? [] : findingsOf(v.errors, definition);
+  return v(frame) ? [] : findingsOf(r, frame, [...(v.errors ?? [])], definition);
 }
 
 /** The definition of a request or notification method in a revision (`tools/list` → `ListToolsRequest`). */

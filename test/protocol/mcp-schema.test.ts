@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { Ajv } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { ERAS } from "../../src/protocol/eras.ts";
 import {
@@ -31,6 +33,16 @@ describe("the vendored schemas", () => {
       expect(record.path).toBe(`schema/${era}/schema.json`);
       expect(createHash("sha256").update(raw(era)).digest("hex"), era).toBe(record.sha256);
       expect(JSON.parse(raw(era).toString()).$schema, era).toBe(record.dialect);
+    }
+  });
+
+  it("are valid JSON Schema of the draft each declares (the oracle skips that check at run time)", () => {
+    for (const era of ERAS) {
+      const schema = JSON.parse(raw(era).toString());
+      const ajv = String(schema.$schema).includes("2020-12")
+        ? new Ajv2020({ strict: false })
+        : new Ajv({ strict: false });
+      expect(ajv.validateSchema(schema), `${era}: ${ajv.errorsText()}`).toBe(true);
     }
   });
 
@@ -117,11 +129,53 @@ describe("checkFrame: requests and notifications by method", () => {
       { jsonrpc: "2.0", id: 1, method: "sampling/createMessage", params },
       { era: "2025-06-18", from: "server" },
     );
-    expect(found).toContainEqual({
-      pointer: "/params/messages/0/content/data",
-      message: 'must match format "byte"',
-      definition: "CreateMessageRequest",
-    });
+    expect(found).toEqual([
+      {
+        pointer: "/params/messages/0/content/data",
+        message: 'must match format "byte"',
+        definition: "CreateMessageRequest",
+      },
+    ]);
+  });
+
+  it("a failed union reports the branch the value means, not every branch", () => {
+    const context = { era: "2025-11-25", from: "server" } as const;
+    const content = [{ type: "text" }, { type: "video" }];
+    const frame = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "sampling/createMessage",
+      params: { messages: [{ role: "user", content }], maxTokens: 1 },
+    };
+    expect(checkFrame(frame, context)).toEqual([
+      {
+        pointer: "/params/messages/0/content/0",
+        message: "must have required property 'text'",
+        definition: "CreateMessageRequest",
+      },
+      {
+        pointer: "/params/messages/0/content/1/type",
+        message:
+          'must be equal to one of the allowed values (["text","image","audio","tool_use","tool_result"])',
+        definition: "CreateMessageRequest",
+      },
+    ]);
+    // Deep inside a tool result: an embedded resource whose uri is no URI.
+    const resource = { type: "resource", resource: { uri: "no uri", text: "t" } };
+    const loop = [
+      { role: "user", content: { type: "text", text: "q" } },
+      { role: "assistant", content: [{ type: "tool_use", id: "u", name: "t", input: {} }] },
+      { role: "user", content: [{ type: "tool_result", toolUseId: "u", content: [resource] }] },
+    ];
+    const tools = [{ name: "t", inputSchema: { type: "object" } }];
+    const request = { method: "sampling/createMessage", params: { messages: loop, maxTokens: 1, tools } };
+    expect(checkDefinition("2026-07-28", "CreateMessageRequest", request)).toEqual([
+      {
+        pointer: "/params/messages/2/content/0/content/0/resource/uri",
+        message: 'must match format "uri"',
+        definition: "CreateMessageRequest",
+      },
+    ]);
   });
 });
 
