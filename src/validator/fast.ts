@@ -8,7 +8,7 @@
  * Any change to schemas.ts must be mirrored here (the differential test fails otherwise).
  */
 import type { EraFeatures } from "./schemas.ts";
-import { isBase64, isJsonObject } from "./schemas.ts";
+import { isBase64, isJsonObject, TASK_SUPPORT } from "./schemas.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -16,7 +16,9 @@ const isStr = (v: unknown): v is string => typeof v === "string";
 const optStr = (v: unknown): boolean => v === undefined || typeof v === "string";
 const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 const optNum = (v: unknown): boolean => v === undefined || isNum(v);
+const optInt = (v: unknown): boolean => v === undefined || (isNum(v) && Number.isInteger(v));
 const optObj = (v: unknown): boolean => v === undefined || isJsonObject(v);
+const optBool = (v: unknown): boolean => v === undefined || typeof v === "boolean";
 const optUnit = (v: unknown): boolean => v === undefined || (isNum(v) && v >= 0 && v <= 1);
 const isRole = (v: unknown): boolean => v === "user" || v === "assistant";
 const isB64 = (v: unknown): boolean => typeof v === "string" && isBase64(v);
@@ -62,7 +64,8 @@ function contentBlockOk(b: unknown, f: EraFeatures): boolean {
       optStr(b.title) &&
       optStr(b.description) &&
       optStr(b.mimeType) &&
-      optNum(b.size) &&
+      optInt(b.size) &&
+      iconsOk(b.icons) &&
       annotationsOk(b.annotations, f) &&
       optObj(b._meta)
     );
@@ -102,14 +105,50 @@ function samplingContentOk(c: unknown, f: EraFeatures): boolean {
   return samplingBlockOk(c, f);
 }
 
-function toolOk(t: unknown): boolean {
-  if (!isJsonObject(t) || !isStr(t.name) || !optStr(t.title) || !optStr(t.description)) return false;
-  const s = t.inputSchema;
+/** Tool.icons and ResourceLink.icons (2025-11-25+). */
+function iconsOk(v: unknown): boolean {
+  if (v === undefined) return true;
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) {
+    const icon = v[i];
+    if (!isJsonObject(icon) || !isStr(icon.src) || !optStr(icon.mimeType) || !optStrArray(icon.sizes))
+      return false;
+    if (icon.theme !== undefined && icon.theme !== "light" && icon.theme !== "dark") return false;
+  }
+  return true;
+}
+
+/** An inputSchema (and, in 2025-11-25, an outputSchema): type "object"; each property's schema an object. */
+function objectSchemaOk(s: unknown, f: EraFeatures): boolean {
   if (!isJsonObject(s) || s.type !== "object" || !optObj(s.properties) || !optStrArray(s.required))
     return false;
+  return f.mrtr || !isJsonObject(s.properties) || Object.values(s.properties).every(isJsonObject);
+}
+
+function toolAnnotationsOk(v: unknown): boolean {
+  if (v === undefined) return true;
+  if (!isJsonObject(v) || !optStr(v.title)) return false;
+  return (
+    optBool(v.readOnlyHint) &&
+    optBool(v.destructiveHint) &&
+    optBool(v.idempotentHint) &&
+    optBool(v.openWorldHint)
+  );
+}
+
+function toolOk(t: unknown, f: EraFeatures): boolean {
+  if (!isJsonObject(t) || !isStr(t.name) || !optStr(t.title) || !optStr(t.description)) return false;
+  if (!objectSchemaOk(t.inputSchema, f)) return false;
   const o = t.outputSchema;
-  if (o !== undefined && (!isJsonObject(o) || o.type !== "object")) return false;
-  return optObj(t.annotations) && optObj(t._meta);
+  if (o !== undefined && !(f.mrtr ? isJsonObject(o) && o.type === "object" : objectSchemaOk(o, f)))
+    return false;
+  const x = t.execution;
+  if (f.task && x !== undefined) {
+    if (!isJsonObject(x)) return false;
+    if (x.taskSupport !== undefined && !(TASK_SUPPORT as readonly unknown[]).includes(x.taskSupport))
+      return false;
+  }
+  return toolAnnotationsOk(t.annotations) && iconsOk(t.icons) && optObj(t._meta);
 }
 
 function modelPreferencesOk(v: unknown): boolean {
@@ -163,12 +202,12 @@ export function requestParamsOk(p: unknown, f: EraFeatures, each?: MessageVisito
     const tok = meta.progressToken;
     if (tok !== undefined && !isStr(tok) && !(isNum(tok) && Number.isInteger(tok))) return false;
   }
-  if (f.task && p.task !== undefined && (!isJsonObject(p.task) || !optNum(p.task.ttl))) return false;
+  if (f.task && p.task !== undefined && (!isJsonObject(p.task) || !optInt(p.task.ttl))) return false;
   if (f.tools) {
     const tools = p.tools;
     if (tools !== undefined) {
       if (!Array.isArray(tools)) return false;
-      for (let i = 0; i < tools.length; i++) if (!toolOk(tools[i])) return false;
+      for (let i = 0; i < tools.length; i++) if (!toolOk(tools[i], f)) return false;
     }
     const tc = p.toolChoice;
     if (tc !== undefined) {

@@ -1,6 +1,6 @@
 /**
  * zod schemas for `sampling/createMessage`, one set per protocol era, written from the spec's own
- * `schema.ts` / `schema.json` of each revision (see /work/shared/reference/spec-sampling.md §1), not from the
+ * `schema.ts` / `schema.json` of each revision (schema/<revision>/ in modelcontextprotocol/modelcontextprotocol), not from the
  * SDK. They differ from the SDK's schemas on purpose:
  *
  * - Every object is open (`looseObject`): unknown fields are legal, as in the spec's JSON Schema. Callers must
@@ -36,6 +36,8 @@ const jsonInteger = z.number().refine(Number.isInteger, { message: "expected an 
 const unitInterval = z.number().min(0).max(1);
 const base64 = z.string().refine(isBase64, { message: "expected base64 (RFC 4648, padded)" });
 const role = z.enum(["user", "assistant"]);
+/** ToolExecution.taskSupport (2025-11-25). */
+export const TASK_SUPPORT = ["forbidden", "optional", "required"] as const;
 
 export { type EraFeatures, featuresOf } from "../protocol/eras.ts";
 
@@ -115,6 +117,17 @@ function buildEra(era: Era): EraSchemas {
   let tool: z.ZodType | undefined;
   let toolChoice: z.ZodType | undefined;
   if (f.tools && audioContent) {
+    // Icon as schema.json types it (its src is a URI; the URI format is not checked).
+    const icons = z
+      .array(
+        z.looseObject({
+          src: z.string(),
+          mimeType: z.string().optional(),
+          sizes: z.array(z.string()).optional(),
+          theme: z.enum(["light", "dark"]).optional(),
+        }),
+      )
+      .optional();
     const resourceLink = z.looseObject({
       type: z.literal("resource_link"),
       uri: z.string(),
@@ -122,7 +135,8 @@ function buildEra(era: Era): EraSchemas {
       title: z.string().optional(),
       description: z.string().optional(),
       mimeType: z.string().optional(),
-      size: z.number().optional(),
+      size: jsonInteger.optional(),
+      icons,
       annotations: annotations.optional(),
       _meta: jsonObject.optional(),
     });
@@ -168,17 +182,33 @@ function buildEra(era: Era): EraSchemas {
       isError: z.boolean().optional(),
       _meta: jsonObject.optional(),
     });
+    // 2025-11-25 types inputSchema and outputSchema alike, each property's schema an object (schema.ts
+    // `{ [key: string]: object }`); 2026-07-28 leaves the properties untyped.
+    const objectSchema = z.looseObject({
+      type: z.literal("object"),
+      properties: (f.mrtr ? jsonObject : z.record(z.string(), jsonObject)).optional(),
+      required: z.array(z.string()).optional(),
+    });
+    const hint = z.boolean().optional();
     tool = z.looseObject({
       name: z.string(),
       title: z.string().optional(),
       description: z.string().optional(),
-      inputSchema: z.looseObject({
-        type: z.literal("object"),
-        properties: jsonObject.optional(),
-        required: z.array(z.string()).optional(),
-      }),
-      outputSchema: z.looseObject({ type: z.literal("object") }).optional(),
-      annotations: jsonObject.optional(),
+      inputSchema: objectSchema,
+      outputSchema: (f.mrtr ? z.looseObject({ type: z.literal("object") }) : objectSchema).optional(),
+      annotations: z
+        .looseObject({
+          title: z.string().optional(),
+          readOnlyHint: hint,
+          destructiveHint: hint,
+          idempotentHint: hint,
+          openWorldHint: hint,
+        })
+        .optional(),
+      icons,
+      ...(f.task
+        ? { execution: z.looseObject({ taskSupport: z.enum(TASK_SUPPORT).optional() }).optional() }
+        : {}),
       _meta: jsonObject.optional(),
     });
     toolChoice = z.looseObject({ mode: z.enum(["auto", "required", "none"]).optional() });
@@ -219,7 +249,8 @@ function buildEra(era: Era): EraSchemas {
           _meta: z.looseObject({ progressToken: z.union([z.string(), jsonInteger]).optional() }).optional(),
         }
       : {}),
-    ...(f.task ? { task: z.looseObject({ ttl: z.number().optional() }).optional() } : {}),
+    // ttl in ms is an integer (schema.json; schema.ts `number` without `@TJS-type number`, as maxTokens).
+    ...(f.task ? { task: z.looseObject({ ttl: jsonInteger.optional() }).optional() } : {}),
     ...(tool && toolChoice ? { tools: z.array(tool).optional(), toolChoice: toolChoice.optional() } : {}),
   });
   const createMessageRequest = z.looseObject({

@@ -136,6 +136,24 @@ const CASES: Case[] = [
     channel: "request",
   },
   {
+    name: "tool inputSchema property schema not an object",
+    rule: "request.tools",
+    eras: ["2025-11-25"],
+    pointer: "/tools/0/inputSchema/properties/q",
+    run: req(
+      params([], { tools: [{ name: "t", inputSchema: { type: "object", properties: { q: false } } }] }),
+    ),
+    channel: "request",
+  },
+  {
+    name: "task ttl a fraction",
+    rule: "request.field-type",
+    eras: ["2025-11-25"],
+    pointer: "/task/ttl",
+    run: req(params([], { task: { ttl: 1.5 } })),
+    channel: "request",
+  },
+  {
     name: "tool without name",
     rule: "request.tools",
     eras: NEW,

@@ -99,6 +99,7 @@ function richRequest(era: Era): Record<string, unknown> {
                 description: "d",
                 mimeType: "text/plain",
                 size: 3,
+                icons: [{ src: "https://example.com/a.png" }],
                 annotations,
                 _meta: {},
               },
@@ -125,7 +126,15 @@ function richRequest(era: Era): Record<string, unknown> {
         description: "d",
         inputSchema: { type: "object", properties: { x: { type: "number" } }, required: ["x"] },
         outputSchema: { type: "object" },
-        annotations: { readOnlyHint: true },
+        annotations: {
+          title: "F",
+          readOnlyHint: true,
+          destructiveHint: false,
+          idempotentHint: true,
+          openWorldHint: false,
+        },
+        icons: [{ src: "https://example.com/f.png", mimeType: "image/png", sizes: ["48x48"], theme: "dark" }],
+        ...(f.task ? { execution: { taskSupport: "optional" } } : {}),
         _meta: {},
       },
     ];
@@ -175,7 +184,7 @@ function badRequestFields(era: Era): Array<[string, unknown]> {
   }
   if (f.audio) bad.push(["messages.2.content.data", "%%"], ["messages.2.content.mimeType", null]);
   if (f.paramsMeta) bad.push(["_meta", "x"], ["_meta.progressToken", 1.5], ["_meta.progressToken", {}]);
-  if (f.task) bad.push(["task", "x"], ["task.ttl", "1000"]);
+  if (f.task) bad.push(["task", "x"], ["task.ttl", "1000"], ["task.ttl", 0.5]);
   if (f.tools) {
     const tu = "messages.3.content.0";
     const tr = "messages.4.content.0";
@@ -195,6 +204,9 @@ function badRequestFields(era: Era): Array<[string, unknown]> {
       [`${tr}.content.3.description`, 1],
       [`${tr}.content.3.mimeType`, 1],
       [`${tr}.content.3.size`, "3"],
+      [`${tr}.content.3.size`, 2.5],
+      [`${tr}.content.3.icons`, {}],
+      [`${tr}.content.3.icons.0.src`, 1],
       [`${tr}.content.3.annotations`, 1],
       [`${tr}.content.3._meta`, 1],
       [`${tr}.content.4.resource`, {}],
@@ -218,11 +230,29 @@ function badRequestFields(era: Era): Array<[string, unknown]> {
       ["tools.0.inputSchema.required", "x"],
       ["tools.0.outputSchema", { type: "string" }],
       ["tools.0.annotations", 1],
+      ["tools.0.annotations.title", 1],
+      ["tools.0.annotations.readOnlyHint", "yes"],
+      ["tools.0.annotations.openWorldHint", null],
+      ["tools.0.icons", {}],
+      ["tools.0.icons.0", "f.png"],
+      ["tools.0.icons.0.src", 1],
+      ["tools.0.icons.0.mimeType", 1],
+      ["tools.0.icons.0.sizes", "48x48"],
+      ["tools.0.icons.0.theme", "dim"],
       ["tools.0._meta", 1],
       ["toolChoice", "auto"],
       ["toolChoice.mode", "any"],
     );
-    if (era === "2025-11-25") bad.push([`${tr}.structuredContent`, [1]]);
+    if (era === "2025-11-25")
+      bad.push(
+        [`${tr}.structuredContent`, [1]],
+        ["tools.0.inputSchema.properties.x", false],
+        ["tools.0.outputSchema.properties", []],
+        ["tools.0.outputSchema.properties", { y: 1 }],
+        ["tools.0.outputSchema.required", "y"],
+        ["tools.0.execution", 1],
+        ["tools.0.execution.taskSupport", "always"],
+      );
   }
   return bad;
 }
