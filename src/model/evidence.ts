@@ -186,6 +186,28 @@ export const EvidenceSchema = z
     observation: ObservationSchema,
     verdict: z.object({ status: CaseStatusSchema, reason: z.string(), checks: z.array(CheckSchema) }),
     /**
+     * The official MCP JSON Schema of each end's revision (src/protocol/schema/, vendored from the spec repository at
+     * `commit`) on every frame the relay sent to either harness end: a second oracle beside the reference validator,
+     * recorded for the reader. It judges no row; on sampling requests and results the reference validator is at least
+     * as strict (test/validator/official-schema.test.ts). `frame` is an index into `frames`.
+     */
+    officialSchema: z
+      .object({
+        commit: z.string(),
+        checked: z.number().int().nonnegative(),
+        findings: z.array(
+          z.object({
+            frame: z.number().int().nonnegative(),
+            end: EndSchema,
+            era: EraSchema,
+            definition: z.string(),
+            pointer: z.string(),
+            message: z.string(),
+          }),
+        ),
+      })
+      .optional(),
+    /**
      * What the relay wrote on stderr while the case ran (all it had written, when it broke): the end of it, at most
      * 2,000 characters, with the profile's env values and anything credential-shaped redacted. Empty: nothing.
      */

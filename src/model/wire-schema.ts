@@ -1,6 +1,11 @@
 import type { Era } from "../protocol/eras.ts";
-import { checkFrame, type FrameContext, type SchemaFinding } from "../protocol/mcp-schema.ts";
-import type { Frame } from "./evidence.ts";
+import {
+  checkFrame,
+  type FrameContext,
+  type SchemaFinding,
+  schemaProvenance,
+} from "../protocol/mcp-schema.ts";
+import type { Evidence, Frame } from "./evidence.ts";
 
 /**
  * Frames of a transcript in the terms of the official MCP schema (src/protocol/mcp-schema.ts): who sent each frame,
@@ -72,4 +77,13 @@ export function schemaFindings(
       findings.push({ frame: i, end: frame.end, era: context.era, ...f });
   });
   return { checked, findings };
+}
+
+/** The evidence's `officialSchema`: the official schema on every frame the relay sent (none checked: left out). */
+export function officialSchemaOf(
+  frames: ReadonlyArray<Omit<Frame, "t">>,
+  eras: EndEras,
+): Evidence["officialSchema"] {
+  const { checked, findings } = schemaFindings(frames, eras, "from-relay");
+  return checked === 0 ? undefined : { commit: schemaProvenance().commit, checked, findings };
 }
