@@ -84,7 +84,7 @@ export async function replay(
     selectedRows: new Set([kase.row]),
   });
   const runs = await runCases({ profile, profileFile: targetFile, work: plan.work, seed: evidence.seed });
-  const judged = judgeRuns(register, runs).find(
+  const judged = judgeRuns(register, runs, { answerer: profile.answerer.kind }).find(
     (j) => j.run.kase.id === kase.id && j.run.kase.row === kase.row,
   );
   if (!judged)

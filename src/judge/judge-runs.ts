@@ -5,6 +5,7 @@ import { type CellSide, type Register, type RegisterRow, rowSeverity } from "../
 import { type Era, isModernEra } from "../protocol/eras.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
 import { rowForRule } from "./attribution.ts";
+import { brokerPremise } from "./broker-premise.ts";
 import { applyPrerequisite, type CaseVerdict, judgeCase } from "./case.ts";
 import { caseSide } from "./cells.ts";
 import { COVERAGE_ROW, type Coverage, violationCoverage } from "./coverage.ts";
@@ -69,7 +70,13 @@ function sequenceOf(kase: CaseRun["kase"]): { sequence?: SequenceInput } {
   return {};
 }
 
-function judgeOne(rows: Map<string, RegisterRow>, run: CaseRun): JudgedRun {
+/** What the judge needs to know of the target beyond each run: who answers sampling behind the relay. */
+export interface JudgeTarget {
+  /** The profile's answerer kind (`broker`: a case about what the answerer declared is judged by the relay's own declaration). */
+  answerer?: "client" | "review" | "broker";
+}
+
+function judgeOne(rows: Map<string, RegisterRow>, run: CaseRun, target: JudgeTarget = {}): JudgedRun {
   const row = rows.get(run.kase.row)!;
   // Not run (its era's prerequisite failed): judgeRuns gives it that prerequisite's verdict.
   if (run.notRun)
@@ -84,6 +91,10 @@ function judgeOne(rows: Map<string, RegisterRow>, run: CaseRun): JudgedRun {
     };
   const harnessError = run.harnessError ?? olderEraThanCell(run);
   if (harnessError) return { run, row, verdict: harnessVerdict(harnessError, run.relayLog), attributed: [] };
+  // A broker is asked instead of the downstream client: the case's premise is what the relay declared for it.
+  const premise = target.answerer === "broker" ? brokerPremise(run) : undefined;
+  if (premise)
+    return { run, row, verdict: { status: "skip", reason: premise, checks: [], na: true }, attributed: [] };
   const hasCell = (id: string) => rows.get(id)?.eras.includes(run.era) ?? false;
   const bridging = run.kase.downstreamEra !== undefined && run.kase.downstreamEra !== run.era;
   const cell = { row: row.id, side: caseSide(row, run.kase.side) };
@@ -223,13 +234,14 @@ function naPrerequisiteVerdict(pre: EraPrerequisite, checks: Check[]): CaseVerdi
 }
 
 /** Judges every run, then withholds credit from every era whose round-trip prerequisite did not pass. */
-export function judgeRuns(register: Register, runs: CaseRun[]): JudgedRun[] {
+export function judgeRuns(register: Register, runs: CaseRun[], target: JudgeTarget = {}): JudgedRun[] {
   const rows = new Map(register.rows.map((r) => [r.id, r]));
-  const judged: JudgedRun[] = runs.map((run) => judgeOne(rows, run));
+  const judged: JudgedRun[] = runs.map((run) => judgeOne(rows, run, target));
   const prerequisite = new Map<Era, EraPrerequisite>();
   for (const era of new Set(runs.map((r) => r.era))) prerequisite.set(era, eraPrerequisite(judged, era));
   return judged.map((j) => {
-    if (j.row.id === ROUNDTRIP_ROW || j.run.notApplicable) return j;
+    // Whether a case applies to this target does not depend on the round trip.
+    if (j.row.id === ROUNDTRIP_ROW || j.run.notApplicable || j.verdict.na) return j;
     const pre = prerequisite.get(j.run.era)!;
     if (j.run.notRun) return { ...j, verdict: notRunVerdict(pre, j.run.notRun), attributed: [] };
     if (pre.na && j.verdict.status !== "error") {

@@ -92,6 +92,14 @@ export const BrokerAnswererSchema = z
   .strict();
 export type BrokerAnswerer = z.infer<typeof BrokerAnswererSchema>;
 
+/**
+ * A broker with nobody behind it (no approve call): the agent or person answering at the broker is the model, so the
+ * relay never puts a question to its downstream MCP client (mcpx's elicit broker: mcpx-notes §3).
+ */
+export function brokerWithoutModel(answerer: { kind: string; approve?: unknown }): boolean {
+  return answerer.kind === "broker" && answerer.approve === undefined;
+}
+
 export const BROKER_OPERATIONS = [
   "list",
   "read",

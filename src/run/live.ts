@@ -1,6 +1,6 @@
 import { relative } from "node:path";
 import { caseSide, type JudgedCase } from "../judge/cells.ts";
-import { type JudgedRun, judgeRuns, ROUNDTRIP_ROW } from "../judge/judge-runs.ts";
+import { type JudgedRun, type JudgeTarget, judgeRuns, ROUNDTRIP_ROW } from "../judge/judge-runs.ts";
 import { type Baseline, entryMatches, isExpired, todayUtc } from "../matrix/baseline.ts";
 import type { CaseRun } from "../model/case-run.ts";
 import { writeJsonFile } from "../model/output-files.ts";
@@ -25,6 +25,7 @@ export class LiveJudge {
     private readonly register: Register,
     work: WorkItem[],
     private readonly emit: (judged: JudgedRun) => void,
+    private readonly target: JudgeTarget = {},
   ) {
     for (const w of work)
       if (w.kase.row === ROUNDTRIP_ROW)
@@ -36,7 +37,7 @@ export class LiveJudge {
   }
 
   private judge(run: CaseRun): void {
-    const judged = judgeRuns(this.register, [...(this.roundtrips.get(run.era) ?? []), run]);
+    const judged = judgeRuns(this.register, [...(this.roundtrips.get(run.era) ?? []), run], this.target);
     this.emit(judged[judged.length - 1]!);
   }
 
@@ -49,7 +50,7 @@ export class LiveJudge {
       return;
     }
     this.roundtrips.set(era, [...(this.roundtrips.get(era) ?? []), run]);
-    this.emit(judgeRuns(this.register, [run])[0]!);
+    this.emit(judgeRuns(this.register, [run], this.target)[0]!);
     if (!this.ready(era)) return;
     const waiting = this.held.get(era) ?? [];
     this.held.delete(era);
@@ -78,6 +79,8 @@ export interface LiveOptions {
   onEvent: ((event: RunEvent) => void) | undefined;
   /** Evidence paths in progress events are relative to this folder (default: the process's). */
   cwd?: string;
+  /** Who answers behind the relay (the judge needs it: see JudgeTarget). */
+  target?: JudgeTarget;
 }
 
 /**
@@ -116,7 +119,7 @@ export function liveRun(o: LiveOptions) {
       failsCell: fails,
     });
   };
-  const judge = new LiveJudge(o.register, o.work, onJudged);
+  const judge = new LiveJudge(o.register, o.work, onJudged, o.target);
   return {
     onCase(run: CaseRun): void {
       if (!bailSkipped.has(keyOf(run.kase, run.era))) judge.add(run);

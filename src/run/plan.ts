@@ -1,6 +1,7 @@
 import { multiSessionNotApplicable } from "../harness/isolation.ts";
 import { caseSide, type JudgedCase } from "../judge/cells.ts";
 import { ROUNDTRIP_ROW } from "../judge/judge-runs.ts";
+import { brokerWithoutModel } from "../model/broker.ts";
 import type { LoadedCase } from "../model/load.ts";
 import type { Register } from "../model/register.ts";
 import type { TargetProfile } from "../model/target.ts";
@@ -42,9 +43,32 @@ export function harnessCannotDrive(
     : undefined;
 }
 
-/** Review cases that pass a question on to a model, against a broker with nobody behind it to pass it to. */
+/**
+ * Review cases that pass a question on to a model, against a broker with nobody behind it to pass it to: the part of
+ * the review rows such a relay cannot have (their cells are partial, never pass, with this reason).
+ */
 export const BROKER_NO_MODEL =
-  "the broker has no approve call (nobody behind it to pass the question on to), so a review that approves a request or reviews a model's response cannot be driven";
+  "the broker has no model behind it (no approve call: the agent answering at the broker is the model), so a review that approves a request on to a model or reviews a model's response before delivery cannot be driven; the questions it puts are judged by the cases that ran";
+
+/**
+ * Why a case about the downstream MCP client does not apply to a relay that never asks it (a broker with no model
+ * behind it), if it does not: its era, its initialized notification, an error of its own as the answer, the fields
+ * a relay must not pass on to it. (What it declared is judged against the relay's own declaration at run time:
+ * src/judge/broker-premise.ts.)
+ */
+function downstreamNeverAsked(kase: LoadedCase, era: Era | undefined): string | undefined {
+  const never =
+    "the relay answers sampling at its broker, which has no model behind it, and never asks its downstream client";
+  if (era && kase.downstreamEra && kase.downstreamEra !== era)
+    return `n/a: ${never} (a ${kase.downstreamEra} client here), so there is no second era to bridge: the broker is asked in the upstream's era (${era})`;
+  if (kase.holdInitialized || kase.expect.some((e) => e.afterInitialized))
+    return `n/a: ${never}, so no sampling request can reach it before its initialized notification`;
+  if (kase.answer.action === "error")
+    return `n/a: ${never}, so no answerer gives a JSON-RPC error of its own to relay (the broker can only accept or decline)`;
+  if (kase.expect.some((e) => e.outcome === "delivered" && e.dropped))
+    return `n/a: ${never}, so what a relay must not pass on to a client that did not declare the capability for it does not arise (the broker's question is judged by the review rows)`;
+  return undefined;
+}
 
 /** Why a case does not apply to this target at all (its cell is n/a), if it does not. */
 export function notApplicableHere(kase: LoadedCase, profile: TargetProfile, era?: Era): string | undefined {
@@ -64,6 +88,7 @@ export function notApplicableHere(kase: LoadedCase, profile: TargetProfile, era?
     !kase.capabilities.sampling
   )
     return `n/a for a target that answers through its own ${profile.answerer.kind} surface: the downstream's missing sampling capability does not bound what the relay can answer (judged by sampling-relay-roundtrip instead)`;
+  if (brokerWithoutModel(profile.answerer)) return downstreamNeverAsked(kase, era);
   return undefined;
 }
 
