@@ -1,5 +1,5 @@
 import type { CaseRun } from "../model/case-run.ts";
-import type { CheckId } from "../model/checks.ts";
+import { type CheckId, CREDITED_CHECKS } from "../model/checks.ts";
 import type { Check, Evidence } from "../model/evidence.ts";
 import { type CellSide, type Register, type RegisterRow, rowSeverity } from "../model/register.ts";
 import { type Era, isModernEra } from "../protocol/eras.ts";
@@ -21,8 +21,20 @@ export interface JudgedRun {
   run: CaseRun;
   row: RegisterRow;
   verdict: CaseVerdict;
-  /** Failed checks of this case that count toward another row's cell (a validator finding on a delivered message). */
-  attributed: Array<{ row: string; side: CellSide; status: "fail" | "warn"; reason: string }>;
+  /**
+   * Checks of this case that count toward another row's cell: failed ones (a validator finding on a delivered
+   * message, what a review question failed to show) and credited ones that held (what it showed: a pass there).
+   */
+  attributed: Array<{
+    row: string;
+    side: CellSide;
+    status: "fail" | "warn" | "pass";
+    reason: string;
+    /** The credited checks (CREDITED_CHECKS) behind the entry, each with whether it held. */
+    checks?: Record<string, boolean>;
+  }>;
+  /** The credited checks (CREDITED_CHECKS) of this case that count toward its own cell, each with whether it held. */
+  credited?: Record<string, boolean>;
   /** Where a validation case's violations sit (the #256 validate row is credited only on full coverage). */
   covers?: Coverage;
 }
@@ -118,41 +130,80 @@ function judgeOne(rows: Map<string, RegisterRow>, run: CaseRun, target: JudgeTar
         : rowForRule(rule, channel, hasCell),
   });
   const covers = row.id === COVERAGE_ROW ? coverageOf(run, cell.side) : undefined;
+  const credited = ownCredited(verdict.checks, cell);
   return {
     run,
     row,
     verdict,
-    attributed: attributedFailures(rows, verdict.checks, cell, run.kase.id),
+    attributed: attributedResults(rows, verdict.checks, cell, run.kase.id),
+    ...(credited ? { credited } : {}),
     ...(covers ? { covers } : {}),
   };
 }
 
-/** Findings recorded in one case that count toward another cell, with that row's severity. */
-function attributedFailures(
+/** Credited checks (what a review question showed): kept with the case result that carries them. */
+const CREDITED: ReadonlySet<string> = new Set(CREDITED_CHECKS);
+
+/** The credited checks of a case that count toward its own cell, by id (undefined when none). */
+function ownCredited(
+  checks: Check[],
+  cell: { row: string; side: CellSide },
+): Record<string, boolean> | undefined {
+  const own = checks.filter(
+    (c) =>
+      CREDITED.has(c.id) &&
+      (!c.countsFor || (c.countsFor.row === cell.row && c.countsFor.side === cell.side)),
+  );
+  return own.length > 0 ? Object.fromEntries(own.map((c) => [c.id, c.ok])) : undefined;
+}
+
+/**
+ * What one case counts toward other cells: its findings that belong to another row (with that row's severity), and
+ * its credited checks that held there (a pass). One entry per other cell, however many checks count toward it.
+ */
+function attributedResults(
   rows: Map<string, RegisterRow>,
   checks: Check[],
   cell: { row: string; side: CellSide },
   caseId: string,
 ): JudgedRun["attributed"] {
-  // One entry per other cell, however many findings of this case count toward it.
-  const byCell = new Map<string, { row: string; side: CellSide; details: string[] }>();
+  type Entry = {
+    row: string;
+    side: CellSide;
+    failed: string[];
+    held: string[];
+    credited: Record<string, boolean>;
+  };
+  const byCell = new Map<string, Entry>();
   for (const c of checks) {
-    if (c.ok || c.level !== "info" || !c.countsFor) continue;
+    if (!c.countsFor) continue;
+    const failed = !c.ok && c.level === "info";
+    const credited = CREDITED.has(c.id) && (c.ok || failed);
+    if (!failed && !credited) continue;
     const { row, side } = c.countsFor;
     if (row === cell.row && side === cell.side) continue;
     const key = `${row} ${side}`;
-    const entry = byCell.get(key) ?? { row, side, details: [] };
-    entry.details.push(c.detail.replace(/ \(counted under [^)]*\)$/, ""));
+    const entry = byCell.get(key) ?? { row, side, failed: [], held: [], credited: {} };
+    const detail = c.detail.replace(/ \(counted under [^)]*\)$/, "");
+    (failed ? entry.failed : entry.held).push(detail);
+    if (credited) entry.credited[c.id] = c.ok;
     byCell.set(key, entry);
   }
-  return [...byCell.values()].map(({ row, side, details }) => {
+  return [...byCell.values()].map(({ row, side, failed, held, credited }) => {
     const target = rows.get(row);
-    const reason = `${details.join("; ")} (seen in case ${cell.row}/${caseId})`;
+    const reason = `${(failed.length > 0 ? failed : held).join("; ")} (seen in case ${cell.row}/${caseId})`;
+    const status =
+      failed.length === 0
+        ? ("pass" as const)
+        : target && rowSeverity(target) === "warning"
+          ? ("warn" as const)
+          : ("fail" as const);
     return {
       row,
       side,
-      status: target && rowSeverity(target) === "warning" ? ("warn" as const) : ("fail" as const),
+      status,
       reason: reason.charAt(0).toUpperCase() + reason.slice(1),
+      ...(Object.keys(credited).length > 0 ? { checks: credited } : {}),
     };
   });
 }
@@ -243,13 +294,17 @@ export function judgeRuns(register: Register, runs: CaseRun[], target: JudgeTarg
     // Whether a case applies to this target does not depend on the round trip.
     if (j.row.id === ROUNDTRIP_ROW || j.run.notApplicable || j.verdict.na) return j;
     const pre = prerequisite.get(j.run.era)!;
-    if (j.run.notRun) return { ...j, verdict: notRunVerdict(pre, j.run.notRun), attributed: [] };
+    // Without a round trip nothing else of the era counts: that includes findings attributed to other rows and what
+    // its checks would credit.
+    if (pre.met && !j.run.notRun) return { ...j, verdict: applyPrerequisite(j.verdict, pre) };
+    const { credited: _credited, ...uncredited } = j;
+    const none = { ...uncredited, attributed: [] };
+    if (j.run.notRun) return { ...none, verdict: notRunVerdict(pre, j.run.notRun) };
     if (pre.na && j.verdict.status !== "error") {
       const check = { id: "prerequisite", ok: false, detail: pre.what };
-      return { ...j, verdict: naPrerequisiteVerdict(pre, [...j.verdict.checks, check]), attributed: [] };
+      return { ...none, verdict: naPrerequisiteVerdict(pre, [...j.verdict.checks, check]) };
     }
-    // Without a round trip nothing else of the era counts: that includes findings attributed to other rows.
-    return { ...j, verdict: applyPrerequisite(j.verdict, pre), attributed: pre.met ? j.attributed : [] };
+    return { ...none, verdict: applyPrerequisite(j.verdict, pre) };
   });
 }
 

@@ -158,8 +158,8 @@ export function shownRowFor(stage: "request" | "response", cell: RowRef | undefi
 
 /**
  * Per stage a case says must have been reviewed (`reviewed:`): `review-asked` (the question was put at all, the
- * case's own row) and `review-<stage>` (what it showed, counted toward SHOWN_ROWS: recorded as info with
- * `countsFor` when the case's cell is another row).
+ * case's own row) and `review-<stage>` (what it showed, counted toward SHOWN_ROWS: with `countsFor` when the case's
+ * cell is another row, recorded there as info when it failed, and credited there when it held).
  */
 export function reviewChecks(
   stages: Array<"request" | "response">,
@@ -192,12 +192,13 @@ export function reviewChecks(
       missing.length === 0
         ? `${where} showed the ${stage} with the server, system prompt, messages and ${stage === "request" ? "an answer skeleton the validator accepts" : "the model's response"}`
         : `${where} showed the ${stage} without ${missing.join("; ")}`;
+    // Counted under the row about what a question shows, held or not (a held one is credited there too).
     checks.push({
       id: `review-${stage}` as const,
       ok: missing.length === 0,
-      ...(elsewhere && missing.length > 0
+      ...(elsewhere
         ? {
-            level: "info" as const,
+            ...(missing.length > 0 ? { level: "info" as const } : {}),
             countsFor: elsewhere,
             detail: `${detail} (counted under ${elsewhere.row}, ${elsewhere.side} side)`,
           }

@@ -34,6 +34,8 @@ export interface BulletJudgement {
   bullet: Bullet;
   status: BulletStatus;
   refs: RefJudgement[];
+  /** Why the bullet as a whole has its status, when its refs alone do not say (a bullet resting on checks). */
+  detail?: string;
 }
 
 export interface Completion {
@@ -54,6 +56,43 @@ function describeRef(ref: RowRef): string {
   return parts.join(" ");
 }
 
+/** The cells a ref names (each era and side it needs, by default the register row's), and those missing. */
+function refScope(
+  results: Results,
+  register: Register,
+  ref: RowRef,
+): { eras: Era[]; sides: CellSide[]; cells: Cell[]; missing: string[] } {
+  const reg = rowIndex(register).get(ref.row);
+  const present = results.cells.filter((c) => c.row === ref.row);
+  const runScope = new Set<Era>(runEras(results));
+  let eras: Era[] = ref.eras ?? reg?.eras ?? [...new Set(present.map((c) => c.era))];
+  // A results file that records its eras only judges those (a run may be narrowed with --era), unless the
+  // ref names eras explicitly: then each must have been run.
+  if (!ref.eras && results.eras) eras = eras.filter((e) => runScope.has(e));
+  const sides: CellSide[] = ref.sides ?? (reg ? rowCellSides(reg) : [...new Set(present.map((c) => c.side))]);
+  const missing: string[] = [];
+  const cells: Cell[] = [];
+  for (const era of eras)
+    for (const side of sides) {
+      const cell = present.find((c) => c.era === era && c.side === side);
+      if (!cell) missing.push(`${era} (${side})`);
+      else cells.push(cell);
+    }
+  return { eras, sides, cells, missing };
+}
+
+const caseItem = (cell: Cell, c: CaseResult): EvidenceItem => ({
+  row: cell.row,
+  era: cell.era,
+  side: cell.side,
+  label: caseLabel(c.status),
+  status: c.status,
+  caseId: c.id,
+  ...(c.evidence ? { path: c.evidence } : {}),
+  ...(c.evidenceSha256 ? { sha256: c.evidenceSha256 } : {}),
+  ...(c.status !== "pass" ? { reason: c.reason } : {}),
+});
+
 /**
  * Judges one row reference. The cells it needs are every (era, side) of the ref, defaulting to the register
  * row's eras (those the run selected when it recorded its eras) and sides; a missing or not-run cell makes
@@ -66,39 +105,10 @@ export function judgeRef(
   ref: RowRef,
   accept: readonly CellStatus[],
 ): RefJudgement {
-  const reg = rowIndex(register).get(ref.row);
-  const present = results.cells.filter((c) => c.row === ref.row);
-  const runScope = new Set<Era>(runEras(results));
-  let eras: Era[] = ref.eras ?? reg?.eras ?? [...new Set(present.map((c) => c.era))];
-  // A results file that records its eras only judges those (a run may be narrowed with --era), unless the
-  // ref names eras explicitly: then each must have been run.
-  if (!ref.eras && results.eras) eras = eras.filter((e) => runScope.has(e));
-  const sides: CellSide[] = ref.sides ?? (reg ? rowCellSides(reg) : [...new Set(present.map((c) => c.side))]);
-
+  const { eras, sides, cells, missing } = refScope(results, register, ref);
   const items: EvidenceItem[] = [];
-  const missing: string[] = [];
-  const cells: Cell[] = [];
-  for (const era of eras)
-    for (const side of sides) {
-      const cell = present.find((c) => c.era === era && c.side === side);
-      if (!cell) missing.push(`${era} (${side})`);
-      else cells.push(cell);
-    }
   if (eras.length === 0 || sides.length === 0 || cells.length === 0)
     return { ref, status: "not run", detail: `no cell of ${describeRef(ref)} is in the results`, items };
-
-  const caseItem = (cell: Cell, c: CaseResult): EvidenceItem => ({
-    row: cell.row,
-    era: cell.era,
-    side: cell.side,
-    label: caseLabel(c.status),
-    status: c.status,
-    caseId: c.id,
-    ...(c.evidence ? { path: c.evidence } : {}),
-    ...(c.evidenceSha256 ? { sha256: c.evidenceSha256 } : {}),
-    ...(c.status !== "pass" ? { reason: c.reason } : {}),
-  });
-
   const notRunCells = cells.filter((c) => c.status === "not-run");
   if (ref.cases) {
     const patterns = ref.cases;
@@ -158,10 +168,117 @@ export function judgeRef(
   }
   if (judged.length === 0)
     return { ref, status: "not met", detail: "every cell is n/a: nothing shows the behaviour", items };
-  return { ref, status: "met", detail: `${judged.length} cell(s) ${accept.join(" or ")}`, items };
+  // A partial cell is met only where the bullet accepts it: say why it is partial, once per reason.
+  const partial = skipReasons(judged.filter((c) => c.status === "partial"));
+  const why = partial ? ` (partial: ${partial})` : "";
+  return { ref, status: "met", detail: `${judged.length} cell(s) ${accept.join(" or ")}${why}`, items };
+}
+
+/** A case result's outcome on the checks a bullet rests on: undefined when it carries none of them. */
+function checksHeld(c: CaseResult, ids: readonly string[]): boolean | undefined {
+  const named = ids.filter((id) => c.checks?.[id] !== undefined);
+  return named.length === 0 ? undefined : named.every((id) => c.checks![id]);
+}
+
+/**
+ * One ref of a bullet that rests on checks: the case results of its cells carrying them (its row's own cases and
+ * other rows' counted toward it, cases of other kinds left out), met when some ran and all held.
+ */
+function judgeRefChecks(results: Results, register: Register, ref: RowRef, ids: readonly string[]) {
+  const { cells } = refScope(results, register, ref);
+  const carrying = cells.flatMap((cell) =>
+    cell.cases
+      .filter((c) => (!ref.cases || caseMatches(ref.cases, c.id)) && checksHeld(c, ids) !== undefined)
+      .map((c) => ({ cell, c, held: checksHeld(c, ids)! })),
+  );
+  const items = carrying.map(({ cell, c, held }) => ({
+    ...caseItem(cell, c),
+    label: caseLabel(held ? "pass" : "fail"),
+    status: held ? "pass" : "fail",
+    ...(held ? { reason: undefined } : { reason: c.reason }),
+  }));
+  const failed = carrying.filter((x) => !x.held);
+  const named = ids.join(", ");
+  // A recorded gap says the behaviour does not exist: no check that ran elsewhere makes up for it.
+  const gaps = cells.filter((c) => c.status === "gap");
+  for (const cell of gaps)
+    items.push({
+      row: cell.row,
+      era: cell.era,
+      side: cell.side,
+      label: cellLabel(cell.status),
+      status: cell.status,
+      ...(cell.note ? { reason: cell.note } : {}),
+    });
+  const judgement: RefJudgement =
+    gaps.length > 0
+      ? {
+          ref,
+          status: "not met",
+          detail: `a recorded gap: ${gaps.map((c) => `${c.era} (${c.side})`).join(", ")}`,
+          items,
+        }
+      : failed.length > 0
+        ? {
+            ref,
+            status: "not met",
+            detail: `${failed.length} of ${carrying.length} ${named} check(s) did not hold`,
+            items,
+          }
+        : carrying.length > 0
+          ? { ref, status: "met", detail: `${carrying.length} ${named} check(s) held`, items }
+          : {
+              ref,
+              status: "not run",
+              detail: `no case of these cells that ran carried ${named}${notRunNote(cells)}`,
+              items,
+            };
+  return { judgement, carrying };
+}
+
+/**
+ * Why cases of these cells did not run against this target, each reason once (a cell's note counts its cases, so it
+ * differs from era to era); cases that do not apply (n/a) are left out: they leave nothing of the rule unexercised.
+ */
+function skipReasons(cells: Cell[]): string {
+  const reasons = cells.flatMap((c) =>
+    c.cases.filter((x) => x.status === "skip" && !x.na).map((x) => x.reason),
+  );
+  return [...new Set(reasons)].join("; ");
+}
+
+/** Why the cells' cases did not run against this target, as a clause ("" when they all ran). */
+function notRunNote(cells: Cell[]): string {
+  const reasons = skipReasons(cells);
+  return reasons ? ` (not run: ${reasons})` : "";
+}
+
+/**
+ * A bullet that rests on checks (`checks:`): every ref's cells are searched for case results carrying them; the
+ * bullet is not met when one did not hold (or a cell is a recorded gap), not run when an era of its rows has none that
+ * ran, met otherwise. A ref with none of them (its cases did not run against this target) does not fail the bullet on
+ * its own: what the bullet rests on is the checks that ran, wherever in its rows they were judged.
+ */
+function judgeBulletChecks(results: Results, register: Register, bullet: Bullet, ids: readonly string[]) {
+  const judged = bullet.rows.map((ref) => judgeRefChecks(results, register, ref, ids));
+  const refs = judged.map((j) => j.judgement);
+  const eras = new Set(bullet.rows.flatMap((ref) => refScope(results, register, ref).eras));
+  const heldIn = new Set(judged.flatMap((j) => j.carrying.map((x) => x.cell.era)));
+  const without = [...eras].filter((e) => !heldIn.has(e));
+  const status: BulletStatus = refs.some((r) => r.status === "not met")
+    ? "not met"
+    : eras.size === 0 || without.length > 0
+      ? "not run"
+      : "met";
+  const detail =
+    status === "not run"
+      ? `no ${ids.join(", ")} check ran in ${without.length > 0 ? without.join(", ") : "any era"}`
+      : undefined;
+  return { bullet, status, refs, ...(detail ? { detail } : {}) };
 }
 
 export function judgeBullet(results: Results, register: Register, bullet: Bullet): BulletJudgement {
+  if (bullet.checks) return judgeBulletChecks(results, register, bullet, bullet.checks);
   const accept = bullet.accept ?? ["pass"];
   const refs = bullet.rows.map((ref) => judgeRef(results, register, ref, accept));
   const statuses = refs.map((r) => r.status);
@@ -235,6 +352,9 @@ export function renderCompletion(
       status: STATUS_TEXT[b.status],
       note: b.bullet.note ?? "",
       match: b.bullet.match === "any" ? "any one of these suffices" : "",
+      rests: b.bullet.checks
+        ? `Rests on the ${b.bullet.checks.join(", ")} check(s) wherever they ran in these rows' cells${b.detail ? `: ${b.detail}` : ""}.`
+        : "",
       refs: b.refs.map((r) => ({
         ref: describeRef(r.ref),
         status: STATUS_TEXT[r.status],

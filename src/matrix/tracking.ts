@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CREDITED_CHECKS } from "../model/checks.ts";
 import { CellSideSchema, EraSchema } from "../model/register.ts";
 import { CellStatusSchema } from "../model/results.ts";
 import { ERAS, type Era, isEra } from "../protocol/eras.ts";
@@ -48,6 +49,20 @@ export const BulletSchema = z
     accept: z.array(CellStatusSchema).min(1).optional(),
     /** all (default): every ref must be met; any: one met ref is enough. */
     match: z.enum(["all", "any"]).optional(),
+    /**
+     * Check ids the bullet rests on instead of cell statuses (those results.json keeps with each case result,
+     * `checks`: what a review question showed, `review-request`, `review-response`): met when, in every era of its
+     * rows, such a check ran in a case of their cells (the row's own, or another row's counted toward it) and every
+     * one that ran held. Cases that did not run against the target neither meet nor fail it.
+     */
+    checks: z
+      .array(
+        z.string().refine((id) => (CREDITED_CHECKS as readonly string[]).includes(id), {
+          message: `a check results.json keeps with its case results (${CREDITED_CHECKS.join(", ")})`,
+        }),
+      )
+      .min(1)
+      .optional(),
     note: z.string().optional(),
   })
   .strict();

@@ -190,3 +190,10 @@ export const CHECK_CATALOGUE = {
 export type CheckId = keyof typeof CHECK_CATALOGUE;
 
 export const isCheckId = (id: string): id is CheckId => Object.hasOwn(CHECK_CATALOGUE, id);
+
+/**
+ * Checks that count toward a row from whichever case they were judged in, held or not (what a review question
+ * showed, src/judge/review-shown.ts): results.json keeps their outcome with the case result that carries them
+ * (`checks`), so a tracking bullet can rest on them (`checks:` in matrix/tracking/).
+ */
+export const CREDITED_CHECKS: readonly CheckId[] = ["review-request", "review-response"];

@@ -32,6 +32,12 @@ export const CaseResultSchema = z.object({
    * stdio upstream), so a cell of such cases alone is `n/a` with the reason, not `not-run`.
    */
   na: z.boolean().optional(),
+  /**
+   * The checks of this result that count toward its cell from whichever case they were judged in and that a tracking
+   * bullet may rest on (what a review question showed: `review-request`, `review-response`), each with whether it
+   * held. On a case of the cell's own row, or on a case of another row recorded here (`<row>/<case>`).
+   */
+  checks: z.record(z.string(), z.boolean()).optional(),
 });
 export type CaseResult = z.infer<typeof CaseResultSchema>;
 

@@ -64,6 +64,8 @@ interface Revision {
   /** Methods each side sends, from the ClientRequest / ServerRequest / …Notification unions. */
   sends: Record<Sender, Set<string>>;
   compiled: Map<string, ValidateFunction>;
+  /** The definition of each error code met so far (see errorDefinition). */
+  errorCodes: Map<number, { name: string; whole: boolean } | undefined>;
 }
 
 /**
@@ -137,13 +139,12 @@ function revision(era: Era): Revision {
   const defsKey = schema.$defs ? "$defs" : "definitions";
   const defs: Definitions = schema[defsKey];
   for (const erratum of SCHEMA_ERRATA) if (erratum.era === era) erratum.apply(defs);
-  // The draft the file declares; union types (`RequestId`) are legal JSON Schema, ajv's strict mode only warns.
-  // Compiling is most of this oracle's cost in a run: the files are not checked against their meta-schema here (a
-  // test does that once), each definition is compiled once and shared by reference, and ajv's code is not optimised.
+  // The draft the file declares. Compiling is most of this oracle's cost in a run: the files are not checked against
+  // their meta-schema here (a test does that once) nor linted (ajv's strict mode: they are the spec's, not ours), each
+  // definition is compiled once and shared by reference, and ajv's code is not optimised.
   const options = {
     allErrors: true,
-    strict: true,
-    allowUnionTypes: true,
+    strict: false,
     validateSchema: false,
     inlineRefs: false,
     // Errors carry their schema: a failed union's branches are read from it (explain).
@@ -164,7 +165,16 @@ function revision(era: Era): Revision {
     client: new Set([...unionMethods(defs, "ClientRequest"), ...unionMethods(defs, "ClientNotification")]),
     server: new Set([...unionMethods(defs, "ServerRequest"), ...unionMethods(defs, "ServerNotification")]),
   };
-  const r: Revision = { era, ajv, defsKey, defs, byMethod, sends, compiled: new Map() };
+  const r: Revision = {
+    era,
+    ajv,
+    defsKey,
+    defs,
+    byMethod,
+    sends,
+    compiled: new Map(),
+    errorCodes: new Map(),
+  };
   revisions.set(era, r);
   return r;
 }
@@ -433,12 +443,16 @@ function checkError(r: Revision, frame: Record<string, unknown>) {
 
 /** The definition of an error code: an error object (`properties.code.const`) or a whole response (`error.…code`). */
 function errorDefinition(r: Revision, code: number): { name: string; whole: boolean } | undefined {
+  if (r.errorCodes.has(code)) return r.errorCodes.get(code);
+  let found: { name: string; whole: boolean } | undefined;
   for (const [name, def] of Object.entries(r.defs)) {
     if (!name.endsWith("Error") || name === "Error") continue;
-    if (def.properties?.code?.const === code) return { name, whole: false };
     const error = def.properties?.error;
     const members: Array<Record<string, any>> = [error, ...(error?.allOf ?? [])];
-    if (members.some((m) => m?.properties?.code?.const === code)) return { name, whole: true };
+    if (def.properties?.code?.const === code) found = { name, whole: false };
+    else if (members.some((m) => m?.properties?.code?.const === code)) found = { name, whole: true };
+    if (found) break;
   }
-  return undefined;
+  r.errorCodes.set(code, found);
+  return found;
 }

@@ -61,6 +61,7 @@ export function recordJudged(
         evidenceSha256: sha,
         durationMs: j.run.durationMs,
         ...(j.verdict.na ? { na: true } : {}),
+        ...(j.credited ? { checks: j.credited } : {}),
       },
       ...(j.covers ? { covers: j.covers } : {}),
     });
@@ -72,6 +73,7 @@ export function recordJudged(
         reason: a.reason,
         evidence: rel,
         evidenceSha256: sha,
+        ...(a.checks ? { checks: a.checks } : {}),
       };
       judgedCases.push({ row: a.row, era, side: a.side, result });
     }

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_TRACKING_DIR, loadTrackingRegistry, runEvidence } from "../../src/cli/evidence.ts";
-import { judgeCompletion, renderCompletion } from "../../src/matrix/completion.ts";
+import { judgeBullet, judgeCompletion, renderCompletion } from "../../src/matrix/completion.ts";
 import {
   caseMatches,
   selectTracking,
@@ -135,9 +135,17 @@ describe("completion evidence for dezren39/darwin-nix#256", () => {
     const cell = r2.cells.find((x) => x.row === "sampling-app-review-ui" && x.era === "2026-07-28")!;
     cell.status = "not-run";
     cell.cases = [];
-    expect(
-      judgeCompletion(r2, register, issue256()).bullets.find((b) => b.bullet.id === "review-surface")!.status,
-    ).toBe("not run");
+    const byId2 = (r: Results) =>
+      Object.fromEntries(judgeCompletion(r, register, issue256()).bullets.map((b) => [b.bullet.id, b]));
+    expect(byId2(r2)["scoped-gaps-retired"]!.status).toBe("not run");
+    // The review bullet rests on the review-request checks: 2026-07-28 still has one, in sampling-app-view-edit-prompts.
+    expect(byId2(r2)["review-surface"]!.status).toBe("met");
+    for (const c of r2.cells.filter(
+      (x) => x.row === "sampling-app-view-edit-prompts" && x.era === "2026-07-28",
+    ))
+      for (const k of c.cases) delete k.checks;
+    expect(byId2(r2)["review-surface"]!.status).toBe("not run");
+    expect(byId2(r2)["review-surface"]!.detail).toBe("no review-request check ran in 2026-07-28");
     const r3: Results = structuredClone(fixture("fail").results); // run in three eras only
     r3.cells = r3.cells.map((x) =>
       x.row === "sampling-human-in-loop-can-deny" ? { ...x, status: "pass" as const, cases: [] } : x,
@@ -156,6 +164,95 @@ describe("completion evidence for dezren39/darwin-nix#256", () => {
     const expiry = c.bullets.find((b) => b.bullet.id === "expiry-is-32603-naming-expiry")!;
     expect(expiry.refs.map((x) => x.status)).toEqual(["met", "not run"]); // the fixture register has no relay expiry row
     expect(expiry.status).toBe("met");
+  });
+
+  it("a bullet resting on checks: judged on the checks that ran, wherever in its rows; skipped cases neither meet nor fail it", () => {
+    // A broker with no model behind it: the approve-path cases of the review rows are skipped (their cells partial),
+    // the questions it put were judged in other rows' cases and counted toward sampling-app-review-ui.
+    const noModel = "the broker has no model behind it (no approve call)";
+    const broker = (held: boolean): Results => {
+      const r: Results = structuredClone(fixture("pass").results);
+      for (const cell of r.cells) {
+        if (cell.row === "sampling-app-view-edit-prompts") {
+          cell.status = "partial";
+          cell.cases = cell.cases.map((k) => ({ id: k.id, status: "skip", reason: noModel }));
+        }
+        if (cell.row === "sampling-app-review-ui") {
+          cell.status = "partial";
+          cell.cases = [
+            { id: "review-shows-the-whole-request", status: "skip", reason: noModel },
+            {
+              id: "sampling-human-in-loop-can-deny/person-denies-at-review",
+              status: held ? "pass" : "warn",
+              reason: held
+                ? "The broker showed the request with …"
+                : "The broker showed the request without …",
+              checks: { "review-request": held },
+            },
+          ];
+        }
+      }
+      return r;
+    };
+    const review = (r: Results) =>
+      judgeCompletion(r, register, issue256()).bullets.find((b) => b.bullet.id === "review-surface")!;
+    const shown = review(broker(true));
+    expect(shown.status).toBe("met");
+    expect(shown.refs.map((x) => x.status)).toEqual(["met", "not run"]);
+    expect(shown.refs[0]!.detail).toBe("5 review-request check(s) held");
+    expect(shown.refs[1]!.detail).toBe(
+      `no case of these cells that ran carried review-request (not run: ${noModel})`,
+    );
+    // The same cells by status (no checks:) are partial, which the bullet's default accept ([pass]) does not take.
+    const byStatus = { ...shown.bullet, checks: undefined };
+    expect(judgeBullet(broker(true), register, byStatus).status).toBe("not met");
+    // A question that hid something, in one era: not met, whatever else held.
+    const hidden = broker(true);
+    const one = hidden.cells.find((c) => c.row === "sampling-app-review-ui" && c.era === "2025-06-18")!;
+    one.cases[1] = { ...one.cases[1]!, status: "warn", checks: { "review-request": false } };
+    expect(review(hidden).status).toBe("not met");
+    expect(review(hidden).refs[0]!.detail).toBe("1 of 5 review-request check(s) did not hold");
+    expect(review(broker(false)).status).toBe("not met");
+    // A recorded gap is not made up for by checks elsewhere.
+    const gap = broker(true);
+    gap.cells.find((c) => c.row === "sampling-app-view-edit-prompts" && c.era === "2024-11-05")!.status =
+      "gap";
+    expect(review(gap).status).toBe("not met");
+    // The rendering says what the bullet rests on.
+    const md = renderCompletion(broker(true), register, issue256());
+    expect(md).toContain("Rests on the review-request check(s) wherever they ran in these rows' cells.");
+    // Only checks results.json keeps may be named.
+    const bullet = { id: "x", text: "t", rows: ["r"], checks: ["review-asked"] };
+    expect(TrackingIssueSchema.safeParse({ issue: "a/b#1", title: "t", bullets: [bullet] }).success).toBe(
+      false,
+    );
+    expect(
+      TrackingIssueSchema.safeParse({
+        issue: "a/b#1",
+        title: "t",
+        bullets: [{ ...bullet, checks: ["review-request"] }],
+      }).success,
+    ).toBe(true);
+  });
+
+  it("a partial cell a bullet accepts says why it is partial, each reason once", () => {
+    const r: Results = structuredClone(fixture("pass").results);
+    for (const cell of r.cells.filter((c) => c.row === "sampling-app-review-responses")) {
+      cell.status = "partial";
+      cell.cases.push({
+        id: "response-reviewed-before-delivery",
+        status: "skip",
+        reason: "no model behind it",
+      });
+      cell.cases.push({ id: "stream-case", status: "skip", reason: "n/a on stdio", na: true });
+    }
+    const gaps = judgeCompletion(r, register, issue256()).bullets.find(
+      (b) => b.bullet.id === "scoped-gaps-retired",
+    )!;
+    expect(gaps.status).toBe("met");
+    expect(gaps.refs.find((x) => x.ref.row === "sampling-app-review-responses")!.detail).toBe(
+      "5 cell(s) pass or partial (partial: no model behind it)",
+    );
   });
 
   it("the CLI prints the markdown, and --check exits 1 unless the issue may close", () => {
