@@ -41,6 +41,13 @@ const MAX_ROUNDS = 60;
 const NOT_CACHEABLE = { ttlMs: 0, cacheScope: "private" } as const;
 
 const isObject = (v: unknown): v is Record<string, any> => isJsonObject(v);
+
+/** The protocol version an initialize asked for, as text (a version that is not a string, as JSON). */
+function requestedVersion(params: unknown): string {
+  const version = isObject(params) ? params.protocolVersion : undefined;
+  return typeof version === "string" ? version : (JSON.stringify(version) ?? "");
+}
+
 const clip = (s: string, n = 120) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 /**
@@ -169,10 +176,8 @@ export class ModernUpstream implements HarnessUpstream {
             code: CODE.unsupportedProtocolVersion,
             message:
               "Unsupported protocol version: this server speaks 2026-07-28 only (use server/discover, no initialize)",
-            data: {
-              supported: [MRTR_ERA],
-              requested: isObject(params) ? params.protocolVersion : undefined,
-            },
+            // The schema requires `requested` as a string: what the relay asked for ("" when it named no version).
+            data: { supported: [MRTR_ERA], requested: requestedVersion(params) },
           },
         };
       case "ping":
