@@ -6,7 +6,10 @@ import { type Results, ResultsSchema } from "../../src/model/results.ts";
 import { cliInProcess, tempDir } from "../helpers/cli.ts";
 import { ISSUE_256_ROWS } from "../helpers/issue-256.ts";
 
-/** The #256 completion evidence of a run: bullet 6 (the review surface) not met, and the issue stays open. */
+/**
+ * The #256 completion evidence of a run: bullet 6 (the review surface) not met, and the issue stays open. The bullet
+ * rests on what review questions showed, and a relay without a review surface put none: not met (not run).
+ */
 async function expectReviewBulletNotMet(out: string): Promise<void> {
   const evidence = await cliInProcess([
     "evidence",
@@ -15,7 +18,8 @@ async function expectReviewBulletNotMet(out: string): Promise<void> {
     "--issue",
     "dezren39/darwin-nix#256",
   ]);
-  expect(evidence.stdout).toMatch(/\| 6 \| The review surface shows[^\n]*\| ❌ not met \|/);
+  expect(evidence.stdout).toMatch(/\| 6 \| The review surface shows[^\n]*\| ⏸️ not met \(not run\) \|/);
+  expect(evidence.stdout).toContain("no review-request check ran in");
   expect(evidence.stdout).toMatch(/This issue may not be closed/);
 }
 
