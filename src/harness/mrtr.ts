@@ -69,6 +69,10 @@ interface Awaiting {
   /** A sequence: the requests of the current round, by key (`key` above is the first's). */
   asks?: Ask[];
   round: number;
+  /** The answerer's call has ended (settle): from then on, no retry is the relay withholding the input. */
+  settled?: boolean;
+  /** performance.now() when the input_required went out (how long the harness waited, for a timeout). */
+  since: number;
 }
 
 /**
@@ -138,6 +142,7 @@ export class ModernUpstream implements HarnessUpstream {
 
   settle(graceMs: number, caseKey: string, within = `within ${graceMs} ms`): void {
     const a = this.awaiting.get(caseKey);
+    if (a) a.settled = true;
     if (!a || a.deadline - performance.now() <= graceMs) return;
     clearTimeout(a.timer);
     a.deadline = performance.now() + graceMs;
@@ -232,6 +237,7 @@ export class ModernUpstream implements HarnessUpstream {
       timer: setTimeout(() => this.expire(awaiting, `no retry within ${probe.waitMs} ms`), probe.waitMs),
       ...(asks ? { asks } : {}),
       round: 0,
+      since: performance.now(),
     };
     this.awaiting.set(probe.caseKey, awaiting);
     return this.inputRequired(asks ?? [{ key, token: "", params: probe.params }], requestState);
@@ -278,10 +284,17 @@ export class ModernUpstream implements HarnessUpstream {
     return awaited.length > 0 ? { retry: awaited[awaited.length - 1] } : {};
   }
 
+  /**
+   * No retry came. Once the answerer's call has ended (settle), that is the relay withholding the input; while the
+   * call is still open, the relay has not decided anything yet: the harness's own wait ran out (a timeout, as in the
+   * legacy eras), which is never credited as a relay cutting a loop or declining.
+   */
   private expire(a: Awaiting, detail: string): void {
     if (this.awaiting.get(a.probe.caseKey) !== a) return;
     this.awaiting.delete(a.probe.caseKey);
-    const outcome: UpstreamOutcome = { kind: "withheld", detail };
+    const outcome: UpstreamOutcome = a.settled
+      ? { kind: "withheld", detail }
+      : { kind: "timeout", deadlineMs: a.probe.waitMs, afterMs: Math.round(performance.now() - a.since) };
     const sequence = a.probe.sequence;
     if (!sequence || !a.asks) {
       a.probe.done(outcome);

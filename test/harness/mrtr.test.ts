@@ -82,11 +82,28 @@ describe("ModernUpstream and ModernAnswerer (2026-07-28)", () => {
     expect(await outcome).toMatchObject({ kind: "withheld", detail: expect.stringMatching(/no retry/) });
   });
 
-  it("without a retry within waitMs the input is withheld", async () => {
+  it("no retry once the answerer's call has ended is the input withheld; before, the harness's wait timing out", async () => {
     const { upstream, relay } = rawRelay();
-    const outcome = armed(upstream, 50);
-    await relay.request("tools/call", { name: PROBE_TOOL, arguments: {}, _meta: meta }, 1000);
-    expect(await outcome).toEqual({ kind: "withheld", detail: "no retry within 50 ms" });
+    const ended = armed(upstream, 5000, undefined, "ended");
+    await relay.request(
+      "tools/call",
+      { name: PROBE_TOOL, arguments: { caseKey: "ended" }, _meta: meta },
+      1000,
+    );
+    upstream.settle(50, "ended", "within 50 ms");
+    expect(await ended).toEqual({
+      kind: "withheld",
+      detail: "no retry: the downstream's call ended and no retry came within 50 ms",
+    });
+    // The relay never retried and the answerer's call never ended: the relay decided nothing (a loop it was still
+    // running, a question it still held); it is not credited as withholding.
+    const open = armed(upstream, 50, undefined, "open");
+    await relay.request(
+      "tools/call",
+      { name: PROBE_TOOL, arguments: { caseKey: "open" }, _meta: meta },
+      1000,
+    );
+    expect(await open).toMatchObject({ kind: "timeout", deadlineMs: 50 });
   });
 
   it("keeps a settling case's retry apart from the next case's calls (cases overlap on one session)", async () => {
