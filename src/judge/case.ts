@@ -517,7 +517,7 @@ function crossTalkCheck(o: Observation, canary: string): JudgeCheck[] {
 
 /**
  * One request from the upstream opens at most one question on each side: a relay that drops a refusal and asks
- * again (mcpx-notes §4.5) would otherwise pass every denial case.
+ * again (as mcpx did when its downstream host refused a relayed request) would otherwise pass every denial case.
  */
 function askedOnceCheck(o: Observation): JudgeCheck[] {
   const model = o.asked.length;

@@ -94,7 +94,7 @@ export type BrokerAnswerer = z.infer<typeof BrokerAnswererSchema>;
 
 /**
  * A broker with nobody behind it (no approve call): the agent or person answering at the broker is the model, so the
- * relay never puts a question to its downstream MCP client (mcpx's elicit broker: mcpx-notes §3).
+ * relay never puts a question to its downstream MCP client (mcpx's elicit broker, internal/elicit in developing-today/code, pkgs/mcpx).
  */
 export function brokerWithoutModel(answerer: { kind: string; approve?: unknown }): boolean {
   return answerer.kind === "broker" && answerer.approve === undefined;

@@ -14,7 +14,7 @@
  * Why: 2025-11-25 assigns -32602 to the two tool-shape failures ("Tool result missing in request", "Tool results
  * mixed with other content"); 2026-07-28's `InvalidParamsError` lists the same two under -32602; a schema
  * violation of the params (missing maxTokens, bad role, wrong type) is JSON-RPC's "Invalid params" in every era
- * (the SDK answers -32603 there only because a ZodError has no code — spec-sampling.md §5.6). `tools` without
+ * (the SDK answers -32603 there only because a ZodError has no code — the SDK's Protocol error mapping). `tools` without
  * `sampling.tools`: the spec says the client "MUST return an error" but names no code; -32602 is used (the
  * params are invalid for this client). A *result* is not a request's params: a relay that refuses an illegal
  * downstream result answers its upstream -32603 (its downstream misbehaved; the upstream's request was fine).

@@ -1,4 +1,4 @@
-// Sampling rules, per protocol era, written from the spec text (spec-sampling.md §1, §2, §4, §6).
+// Sampling rules, per protocol era, written from the spec text (the sampling and schema pages of each revision, https://modelcontextprotocol.io/specification/<revision>/client/sampling).
 // Independent of src/validator: plain functions that return the first problem found as
 // { at: "messages[2].content[0]", why: "…" }, or null when the message is acceptable.
 //

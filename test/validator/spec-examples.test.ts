@@ -1,5 +1,5 @@
 /**
- * The spec's own examples (sampling.mdx of each revision; spec-sampling.md §2.4/§2.5; mrtr.mdx), judged in every
+ * The spec's own examples (sampling.mdx of each revision; mrtr.mdx), judged in every
  * era where they apply, and the era boundaries of content shapes.
  */
 import { describe, expect, it } from "vitest";

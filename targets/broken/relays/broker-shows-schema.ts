@@ -1,7 +1,7 @@
 // Broken broker: the reference relay with its review surface, reached through a broker API in mcpx's manner (mcpx
 // elicit: the request kept as `requestedSchema`, the action and the answer in the body, the id in the query) whose
 // question shows the request as a JSON Schema with no messages and offers `{}` to answer with — what mcpx's
-// renderQuestion shows of a sampling request today (mcpx-notes §3.3: describeSchema finds no `properties`, so no
+// renderQuestion shows of a sampling request today (internal/cli/elicit.go renderQuestion: describeSchema finds no `properties`, so no
 // messages are shown, and exampleFor gives '{}'). The person at the broker answers blind.
 //
 //   node --import tsx relays/broker-shows-schema.ts --answer-timeout-ms 1500 --broker-port {{port}} -- {{upstream.command}}

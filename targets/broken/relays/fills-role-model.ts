@@ -1,5 +1,5 @@
 // Broken: repairs a result instead of refusing it. A result without role or model gets role "assistant" and
-// model "unknown" (mcpx's daemon, internal/daemon/hooks.go sampleViaBroker: reference/mcpx-notes.md §3.6 step 5),
+// model "unknown" (mcpx's daemon, internal/daemon/hooks.go sampleViaBroker),
 // so the upstream receives an answer the client never gave. Everything else is the reference relay.
 import { validateResult } from "../../../src/validator/index.ts";
 import { runBroken } from "./lib/broken.ts";

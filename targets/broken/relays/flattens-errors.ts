@@ -1,5 +1,5 @@
 // Broken: validates like the reference relay but sends every error upstream as -32603 (mcpx's mcpclient:
-// "Every sampling failure is -32603", reference/mcpx-notes.md §4.2): an invalid request is not -32602 and the
+// "Every sampling failure is -32603", internal/mcpclient/modern.go Client.answer): an invalid request is not -32602 and the
 // user's rejection is not -1, so the upstream cannot tell a refusal from a crash. Messages are kept.
 import { REFERENCE_POLICY } from "../../../src/relay/policy.ts";
 import { runBroken } from "./lib/broken.ts";

@@ -1,5 +1,5 @@
 // Broken: the review question shows only the last message and no system prompt (like mcpx's renderQuestion,
-// which prints nothing of a sampling request's messages: mcpx-notes §3.3), so the reviewer approves blind.
+// which prints nothing of a sampling request's messages: internal/cli/elicit.go renderQuestion), so the reviewer approves blind.
 import { runBrokenReview } from "./lib/broken-review.ts";
 
 await runBrokenReview("review-hides-prompt", {
