@@ -1,10 +1,11 @@
-import type { Era } from "../protocol/eras.ts";
+import { ERAS, type Era, isEra, isModernEra, MRTR_ERA } from "../protocol/eras.ts";
 import {
   checkFrame,
   type FrameContext,
   type SchemaFinding,
   schemaProvenance,
 } from "../protocol/mcp-schema.ts";
+import { METHOD } from "../protocol/wire.ts";
 import type { Evidence, Frame } from "./evidence.ts";
 
 /**
@@ -26,6 +27,22 @@ const messageOf = (frame: Pick<Frame, "message">): Message | undefined =>
     ? (frame.message as Message)
     : undefined;
 
+const NEWEST_LEGACY = ERAS.filter((e) => !isModernEra(e)).at(-1)!;
+
+/**
+ * A version probe speaks the revision it asks about, not the one its end speaks: `initialize` sent to a 2026-07-28
+ * server (a client finding out whether it speaks a legacy revision) in the revision it names, `server/discover` sent to
+ * a legacy server in 2026-07-28.
+ */
+function probeEra(era: Era, m: Message): Era {
+  if (m.method === METHOD.initialize && isModernEra(era)) {
+    const asked =
+      m.params !== null && typeof m.params === "object" ? (m.params as Message).protocolVersion : undefined;
+    return isEra(asked) && !isModernEra(asked) ? asked : NEWEST_LEGACY;
+  }
+  return m.method === METHOD.discover && !isModernEra(era) ? MRTR_ERA : era;
+}
+
 /** The schema context of each frame (by index), or undefined for a frame the schema does not judge. */
 export function frameContexts(frames: ReadonlyArray<Omit<Frame, "t">>, eras: EndEras) {
   // Requests seen so far, by end, direction, connection and id: a response answers the latest one with its id.
@@ -44,7 +61,7 @@ export function frameContexts(frames: ReadonlyArray<Omit<Frame, "t">>, eras: End
     const m = messageOf(frame);
     if (m && typeof m.method === "string") {
       if ("id" in m) requests.set(keyOf(frame, frame.dir, m.id), m.method);
-      return { era, from };
+      return { era: "id" in m ? probeEra(era, m) : era, from };
     }
     const other = frame.dir === "to-relay" ? "from-relay" : "to-relay";
     const answers = m && "id" in m ? requests.get(keyOf(frame, other, m.id)) : undefined;

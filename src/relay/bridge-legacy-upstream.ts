@@ -82,10 +82,24 @@ function legacyParams(params: unknown): unknown {
   return Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest;
 }
 
-/** A legacy result as a 2026-07-28 client reads it: every result says what it is. */
-function complete(reply: Reply): Reply {
+/**
+ * 2026-07-28 results that carry caching hints (CacheableResult requires ttlMs and cacheScope); a legacy server gives
+ * none, so the relay says: stale at once, for this authorization context only.
+ */
+const CACHEABLE = new Set([
+  "tools/list",
+  "prompts/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+]);
+const NOT_CACHEABLE = { ttlMs: 0, cacheScope: "private" } as const;
+
+/** A legacy result as a 2026-07-28 client reads it: every result says what it is (and, where cacheable, for how long). */
+function complete(reply: Reply, method?: string): Reply {
   if (!("result" in reply) || !isObject(reply.result) || reply.result.resultType !== undefined) return reply;
-  return { result: { ...reply.result, resultType: "complete" } };
+  const hints = method !== undefined && CACHEABLE.has(method) ? NOT_CACHEABLE : {};
+  return { result: { ...hints, ...reply.result, resultType: "complete" } };
 }
 
 function declaredBy(params: unknown): SamplingCapabilities | undefined {
@@ -124,7 +138,7 @@ export class LegacyUpstreamBridge {
   /** One request of the downstream. */
   async request(method: string, params: unknown): Promise<Reply> {
     if (!INPUT_REQUIRED_METHODS.has(method))
-      return complete(await this.options.link.request(method, legacyParams(params)));
+      return complete(await this.options.link.request(method, legacyParams(params)), method);
     const state = isObject(params) ? params.requestState : undefined;
     const pending = typeof state === "string" ? this.pending.get(state) : undefined;
     if (pending) return this.resume(state as string, pending, params as Record<string, unknown>);

@@ -165,6 +165,9 @@ export class ModernRelay {
             resultType: "complete",
             supportedVersions: [MRTR_ERA],
             capabilities: { tools: {} },
+            // DiscoverResult is cacheable (ttlMs and cacheScope required): stale at once, this client's only.
+            ttlMs: 0,
+            cacheScope: "private",
             _meta: { [META.serverInfo]: { name: this.options.name, version: "1" } },
           },
         };
@@ -175,7 +178,8 @@ export class ModernRelay {
             message: "Unsupported protocol version: this session speaks 2026-07-28 (no initialize)",
             data: {
               supported: [MRTR_ERA],
-              requested: isObject(params) ? params.protocolVersion : undefined,
+              // A string, as the schema requires: what the client asked for ("" when it named no version).
+              requested: typeof params?.protocolVersion === "string" ? params.protocolVersion : "",
             },
           },
         };

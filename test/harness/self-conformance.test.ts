@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { RelaySession, type SessionOptions } from "../../src/harness/session.ts";
 import { run } from "../../src/index.ts";
 import type { Frame } from "../../src/model/evidence.ts";
-import { type EndEras, frameContexts } from "../../src/model/wire-schema.ts";
+import { type EndEras, frameContexts, schemaFindings } from "../../src/model/wire-schema.ts";
 import { ERAS, type Era } from "../../src/protocol/eras.ts";
 import { checkFrame } from "../../src/protocol/mcp-schema.ts";
 import { validateRequest, validateResult } from "../../src/validator/index.ts";
@@ -176,6 +176,8 @@ function checkTranscript(t: Transcript): Checked[] {
 }
 
 const checked: Checked[] = [];
+/** What the official schema says of the reference relay's own frames (its whole wire, start-up included). */
+const relayFindings: string[] = [];
 
 beforeAll(async () => {
   const sessions: Array<{ options: SessionOptions; session: RelaySession }> = [];
@@ -211,7 +213,13 @@ beforeAll(async () => {
     const source = `${options.profile.name} session ${eras.upstream}/${eras.downstream}`;
     transcripts.push({ source, eras, frames: session.recorder.since(0) });
   }
-  for (const t of transcripts) checked.push(...checkTranscript(t));
+  for (const t of transcripts) {
+    checked.push(...checkTranscript(t));
+    for (const f of schemaFindings(t.frames, t.eras, "from-relay").findings)
+      relayFindings.push(
+        `${f.era} ${f.end} (${t.source} #${f.frame}): ${f.definition} ${f.pointer || "/"}: ${f.message}`,
+      );
+  }
 }, 120_000);
 
 afterAll(() => vi.restoreAllMocks());
@@ -228,6 +236,10 @@ describe("every frame the harness sends conforms to the official MCP schema of i
       if (!byKind.has(kind)) byKind.set(kind, line);
     }
     expect([...byKind.values()]).toEqual([]);
+  });
+
+  it("the reference relay, the known-good target, conforms too (every frame it sent to either end)", () => {
+    expect(relayFindings).toEqual([]);
   });
 
   it("covers every kind of frame the harness sends, in every era", () => {

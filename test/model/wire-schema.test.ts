@@ -73,6 +73,43 @@ describe("the official schema on the relay's frames (evidence officialSchema)", 
     expect(EvidenceSchema.shape.officialSchema.safeParse(recorded).success).toBe(true);
   });
 
+  it("a version probe is judged in the revision it asks about, not the one its end speaks", () => {
+    const probes: F[] = [
+      {
+        end: "upstream",
+        dir: "from-relay",
+        message: { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta } },
+      },
+      {
+        end: "upstream",
+        dir: "to-relay",
+        message: { jsonrpc: "2.0", id: 1, error: { code: -32601, message: "no" } },
+      },
+      {
+        end: "downstream",
+        dir: "to-relay",
+        message: {
+          jsonrpc: "2.0",
+          id: 2,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-06-18",
+            capabilities: {},
+            clientInfo: { name: "c", version: "1" },
+          },
+        },
+      },
+    ];
+    expect(frameContexts(probes, { upstream: "2025-03-26", downstream: "2026-07-28" })).toEqual([
+      { era: "2026-07-28", from: "client" },
+      { era: "2025-03-26", from: "server", answers: "server/discover" },
+      { era: "2025-06-18", from: "client" },
+    ]);
+    expect(officialSchemaOf(probes, { upstream: "2025-03-26", downstream: "2026-07-28" })?.findings).toEqual(
+      [],
+    );
+  });
+
   it("no frame of the relay: no field", () => {
     expect(
       officialSchemaOf(FRAMES.slice(3), { upstream: "2025-06-18", downstream: "2025-06-18" }),
