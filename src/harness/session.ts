@@ -326,24 +326,7 @@ export class RelaySession {
     this.endpoint = launched.endpoint;
     this.relay = launched.relay;
     const values = launched.values;
-    // Every upstream connection the relay makes is served, for the whole session: a gateway may launch a process, or
-    // open a session, per request it forwards. They share one scripted upstream (the armed case goes to whichever
-    // connection calls the probe tool); the first is the session's upstream (unlabelled, as a relay with one has it).
-    const upstream = isModernEra(era) ? new ModernUpstream() : new ScriptedUpstream(undefined, era);
-    this.upstream = new Promise<HarnessUpstream>((resolve, reject) => {
-      acceptUpstreams(
-        this.endpoint!,
-        profile,
-        this.recorder,
-        () => !this.closed,
-        (wire) => {
-          upstream.attach(wire);
-          this.upstreamEnd = upstream;
-          resolve(upstream);
-        },
-        { firstUnlabelled: true, firstWithinMs: profile.startupTimeoutMs, onFirstMissing: reject },
-      );
-    });
+    this.upstream = this.serveUpstreams();
     this.upstream.catch(() => undefined);
     const exited = this.relay.whenExited("during start-up");
     const url = profile.downstream.url ? fillPlaceholders(profile.downstream.url, values) : undefined;
@@ -382,6 +365,31 @@ export class RelaySession {
       const context = { values: { ...values }, cwd: this.relay.cwd, env: this.relay.env };
       this.reviewer = new Broker(profile.answerer, context, modelConnected, this.recorder);
     }
+  }
+
+  /**
+   * Every upstream connection the relay makes is served, for the whole session: a gateway may launch a process, or
+   * open a session, per request it forwards. They share one scripted upstream (the armed case goes to whichever
+   * connection calls the probe tool); resolves with it at the first connection (unlabelled, as a relay with one has
+   * it), or rejects when none came within startupTimeoutMs.
+   */
+  private serveUpstreams(): Promise<HarnessUpstream> {
+    const { profile, era } = this.options;
+    const upstream = isModernEra(era) ? new ModernUpstream() : new ScriptedUpstream(undefined, era);
+    return new Promise<HarnessUpstream>((resolve, reject) => {
+      acceptUpstreams(
+        this.endpoint!,
+        profile,
+        this.recorder,
+        () => !this.closed,
+        (wire) => {
+          upstream.attach(wire);
+          this.upstreamEnd = upstream;
+          resolve(upstream);
+        },
+        { firstUnlabelled: true, firstWithinMs: profile.startupTimeoutMs, onFirstMissing: reject },
+      );
+    });
   }
 
   /** The answerer of the downstream's era, declaring the session's capabilities. */

@@ -358,22 +358,7 @@ function deliveredChecks(e: Outcome<"delivered">, o: Observation, canary: string
       );
   }
   const edit = requestEdit(o);
-  for (const r of (o.reviews ?? []).filter((x) => x.stage === "request")) {
-    // Like the answerer's request: judged where the case's rule is about the request (its `unchanged` pointers);
-    // elsewhere a difference is recorded (a review case judges the whole request it showed under review-request).
-    const where = "shown" in r.question ? "the broker" : "the review surface";
-    const inScope = scopedDifferences(e.unchanged ?? [], "request", o.sent, r.question.request);
-    const all = inScope.length > 0 ? inScope : differences(o.sent, r.question.request);
-    checks.push({
-      id: "review-request-unchanged",
-      ok: inScope.length === 0,
-      ...(inScope.length === 0 && all.length > 0 ? { level: "info" as const } : {}),
-      detail:
-        all.length === 0
-          ? `${where} showed the request unchanged`
-          : `${where} showed a request that differs from the upstream's${inScope.length === 0 ? " where this case's rule is not about it" : ""}: ${describeDifferences(all, SHOWN)}`,
-    });
-  }
+  checks.push(...reviewRequestChecks(e, o));
   if (o.asked.length > 0) {
     const dropped = droppedPointers(e);
     checks.push(
@@ -397,6 +382,30 @@ function deliveredChecks(e: Outcome<"delivered">, o: Observation, canary: string
       );
   }
   return [...checks, ...droppedChecks(e, o)];
+}
+
+/**
+ * The request each review question showed, like the answerer's request: judged where the case's rule is about the
+ * request (its `unchanged` pointers); elsewhere a difference is recorded (a review case judges the whole request it
+ * showed under review-request).
+ */
+function reviewRequestChecks(e: Outcome<"delivered">, o: Observation): JudgeCheck[] {
+  return (o.reviews ?? [])
+    .filter((x) => x.stage === "request")
+    .map((r) => {
+      const where = "shown" in r.question ? "the broker" : "the review surface";
+      const inScope = scopedDifferences(e.unchanged ?? [], "request", o.sent, r.question.request);
+      const all = inScope.length > 0 ? inScope : differences(o.sent, r.question.request);
+      return {
+        id: "review-request-unchanged",
+        ok: inScope.length === 0,
+        ...(inScope.length === 0 && all.length > 0 ? { level: "info" as const } : {}),
+        detail:
+          all.length === 0
+            ? `${where} showed the request unchanged`
+            : `${where} showed a request that differs from the upstream's${inScope.length === 0 ? " where this case's rule is not about it" : ""}: ${describeDifferences(all, SHOWN)}`,
+      };
+    });
 }
 
 /** The request pointers (inside the request document) of the fields a delivered case lets the relay drop or set. */
