@@ -140,7 +140,8 @@ function toolOk(t: unknown, f: EraFeatures): boolean {
   if (!isJsonObject(t) || !isStr(t.name) || !optStr(t.title) || !optStr(t.description)) return false;
   if (!objectSchemaOk(t.inputSchema, f)) return false;
   const o = t.outputSchema;
-  if (o !== undefined && !(f.mrtr ? isJsonObject(o) && o.type === "object" : objectSchemaOk(o, f)))
+  // 2026-07-28: an outputSchema is any JSON Schema object (structuredContent may be any JSON value).
+  if (o !== undefined && !(f.mrtr ? isJsonObject(o) && optStr(o.$schema) : objectSchemaOk(o, f)))
     return false;
   const x = t.execution;
   if (f.task && x !== undefined) {

@@ -195,7 +195,8 @@ function buildEra(era: Era): EraSchemas {
       title: z.string().optional(),
       description: z.string().optional(),
       inputSchema: objectSchema,
-      outputSchema: (f.mrtr ? z.looseObject({ type: z.literal("object") }) : objectSchema).optional(),
+      // 2026-07-28: any JSON Schema object, as structuredContent may be any JSON value (schema.ts `outputSchema`).
+      outputSchema: (f.mrtr ? z.looseObject({ $schema: z.string().optional() }) : objectSchema).optional(),
       annotations: z
         .looseObject({
           title: z.string().optional(),

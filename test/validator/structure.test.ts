@@ -228,7 +228,7 @@ function badRequestFields(era: Era): Array<[string, unknown]> {
       ["tools.0.inputSchema.type", "array"],
       ["tools.0.inputSchema.properties", []],
       ["tools.0.inputSchema.required", "x"],
-      ["tools.0.outputSchema", { type: "string" }],
+      ["tools.0.outputSchema", isModernEra(era) ? { $schema: 1 } : { type: "string" }],
       ["tools.0.annotations", 1],
       ["tools.0.annotations.title", 1],
       ["tools.0.annotations.readOnlyHint", "yes"],
@@ -422,6 +422,16 @@ describe("2026-07-28 wrappers", () => {
     ...v.errors.map((f) => `E ${f.rule} ${f.pointer} ${f.message}`),
     ...v.warnings.map((f) => `W ${f.rule} ${f.pointer} ${f.message}`),
   ];
+
+  it("takes any JSON Schema object as a tool's outputSchema (structuredContent may be any JSON value)", () => {
+    const tools = [
+      { name: "t", inputSchema: { type: "object" }, outputSchema: { type: "array", items: {} } },
+    ];
+    expect(show(validateRequest({ ...params, tools }, { era }))).toEqual([]);
+    expect(show(validateRequest({ ...params, tools }, { era: "2025-11-25" }))).toContain(
+      'E request.tools /tools/0/outputSchema/type type must be "object", got "array"',
+    );
+  });
 
   it("validates an embedded request: shape, method, then the params under /params", () => {
     expect(show(validateEmbeddedRequest({ method: "sampling/createMessage", params }, { era }))).toEqual([]);
