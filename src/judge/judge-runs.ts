@@ -54,6 +54,19 @@ function olderEraThanCell(run: CaseRun): string | undefined {
   return undefined;
 }
 
+/**
+ * A case that pins its downstream to another era than its upstream's (a relay bridging eras) against a relay that
+ * made its client speak an older era than the case asked for (a pipe passing the upstream's protocol version on):
+ * nothing crossed between eras, so the case does not apply to this relay (n/a), as for a pairing it refuses.
+ */
+function unbridged(run: CaseRun): string | undefined {
+  const down = run.kase.downstreamEra;
+  const got = run.negotiated.downstream;
+  if (!down || down === run.era || isModernEra(down) || isModernEra(run.era)) return undefined;
+  if (!got || !/^\d{4}-\d{2}-\d{2}$/.test(got) || got >= down) return undefined;
+  return `the relay does not bridge a ${down} client to a ${run.era} upstream: it negotiated ${got} with the client${got === run.negotiated.upstream ? " (the upstream's version, passed through)" : ""}, so nothing crossed between eras`;
+}
+
 /** The harness could not drive the case: an error with the real cause and the relay's last words. */
 function harnessVerdict(cause: string, relayLog: string | undefined): CaseVerdict {
   const tail = relayLog ? ` (relay stderr: ${relayLog.trim().split("\n").slice(-3).join(" | ")})` : "";
@@ -99,6 +112,14 @@ function judgeOne(rows: Map<string, RegisterRow>, run: CaseRun, target: JudgeTar
       run,
       row,
       verdict: { status: "skip", reason: run.notApplicable, checks: [], na: true },
+      attributed: [],
+    };
+  const passedThrough = run.harnessError ? undefined : unbridged(run);
+  if (passedThrough)
+    return {
+      run,
+      row,
+      verdict: { status: "skip", reason: passedThrough, checks: [], na: true },
       attributed: [],
     };
   const harnessError = run.harnessError ?? olderEraThanCell(run);

@@ -110,6 +110,28 @@ describe("judgeRuns", () => {
     expect(older!.verdict.reason).toMatch(/negotiated protocol 2025-06-18 at its downstream hop/);
   });
 
+  it("calls a bridging case n/a when the relay made its client speak the upstream's older era (nothing crossed)", () => {
+    const bridge = (downstream: string) =>
+      judgeRuns(register, [
+        caseRun(ROUNDTRIP_ROW, "2024-11-05", true),
+        caseRun(
+          "sampling-must",
+          "2024-11-05",
+          false,
+          { negotiated: { upstream: "2024-11-05", downstream } },
+          { downstreamEra: "2025-11-25" },
+        ),
+      ])[1]!.verdict;
+    expect(bridge("2024-11-05")).toMatchObject({
+      status: "skip",
+      na: true,
+      reason:
+        "the relay does not bridge a 2025-11-25 client to a 2024-11-05 upstream: it negotiated 2024-11-05 with the client (the upstream's version, passed through), so nothing crossed between eras",
+    });
+    // The client got the era the case pinned: the bridge was exercised and is judged (here it fails).
+    expect(bridge("2025-11-25").status).toBe("fail");
+  });
+
   it("attributes a finding on a delivered message to the row of the rule it breaks, once per cell", () => {
     const noModel = { role: "assistant", content: { type: "text", text: "x" } };
     const [, j] = judgeRuns(register, [
