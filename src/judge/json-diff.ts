@@ -154,10 +154,56 @@ export function scopedDifferences(
 /** How many differences a reason lists, and how long a value may be before it is cut. */
 export const DIFF_LIMITS = { items: 3, valueChars: 80 } as const;
 
-/** A JSON value as a reason quotes it, cut to `max` characters. */
+/**
+ * The JSON text of a value, or its first `max` characters when it is longer (`cut`), built without serialising the
+ * rest: a relay's 10 MiB string costs its head, not a 10 MiB copy.
+ */
+export function jsonHead(value: unknown, max: number): { text: string; cut: boolean } {
+  let text = "";
+  const add = (part: string): boolean => {
+    text += part;
+    return text.length > max;
+  };
+  // Serialises depth first until the text passes `max`; true once it has (the rest is never built).
+  const walk = (v: unknown): boolean => {
+    if (typeof v === "string") return add(JSON.stringify(v.length > max ? v.slice(0, max + 1) : v));
+    if (v === null || typeof v !== "object") return add(JSON.stringify(v) ?? "null");
+    if (Array.isArray(v)) {
+      if (add("[")) return true;
+      for (let i = 0; i < v.length; i++)
+        if ((i > 0 && add(",")) || walk(v[i] === undefined ? null : v[i])) return true;
+      return add("]");
+    }
+    if (typeof (v as { toJSON?: unknown }).toJSON === "function") return add(JSON.stringify(v) ?? "null");
+    if (add("{")) return true;
+    let first = true;
+    for (const [k, x] of Object.entries(v)) {
+      if (x === undefined || typeof x === "function") continue;
+      if ((!first && add(",")) || add(`${JSON.stringify(k)}:`) || walk(x)) return true;
+      first = false;
+    }
+    return add("}");
+  };
+  const cut = walk(value);
+  return cut ? { text: text.slice(0, max), cut } : { text, cut };
+}
+
+/** How large a value is: a string's UTF-8 bytes, anything else's JSON text in UTF-8 bytes. */
+export function valueBytes(value: unknown): number {
+  return Buffer.byteLength(typeof value === "string" ? value : (JSON.stringify(value) ?? ""), "utf8");
+}
+
+/**
+ * A JSON value as a reason quotes it, cut to about `max` characters; a cut value says how large it really is, so a
+ * reason names an oversized value with its true size: `"xxxx…" (10485760 bytes)`, `{"a":"xxxx… (10485768 bytes of
+ * JSON)`.
+ */
 export function quoteValue(value: unknown, max: number = DIFF_LIMITS.valueChars): string {
-  const text = value === undefined ? "nothing" : (JSON.stringify(value) ?? String(value));
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  if (value === undefined) return "nothing";
+  const { text, cut } = jsonHead(value, max);
+  if (!cut) return text;
+  if (typeof value === "string") return `${text.slice(0, max - 2)}…" (${valueBytes(value)} bytes)`;
+  return `${text.slice(0, max - 1)}… (${valueBytes(value)} bytes of JSON)`;
 }
 
 const article = (word: string) => (/^[aeiou]/i.test(word) ? `an ${word}` : `a ${word}`);

@@ -326,7 +326,7 @@ describe("judgeCase: reasons name what the relay changed, with the pointer and b
     expect(
       got({ role: "user", content: { type: "text", text: long }, model: "M", _meta: {}, extra: 1 }),
     ).toBe(
-      `The result the upstream received differs from the answerer's: /role changed (sent "assistant", received "user"), /content/text changed (sent "Hello cnry-test-1", received "${"x".repeat(78)}…), /model changed (sent "m", received "M") and 3 more differences — expected the answer delivered unchanged`,
+      `The result the upstream received differs from the answerer's: /role changed (sent "assistant", received "user"), /content/text changed (sent "Hello cnry-test-1", received "${"x".repeat(77)}…" (200 bytes)), /model changed (sent "m", received "M") and 3 more differences — expected the answer delivered unchanged`,
     );
   });
 

@@ -167,11 +167,40 @@ describe("describeDifferences", () => {
     );
     expect(describeDifferences(many.slice(0, 4))).toMatch(/and 1 more difference$/);
     expect(describeDifferences([])).toBe("");
-    expect(quoteValue("x".repeat(200))).toBe(`"${"x".repeat(78)}…`);
-    expect(quoteValue("x".repeat(200))).toHaveLength(80);
+    expect(quoteValue("x".repeat(200))).toBe(`"${"x".repeat(77)}…" (200 bytes)`);
     expect(quoteValue(undefined)).toBe("nothing");
     expect(describeDifferences(many, undefined, { items: 1, valueChars: 3 })).toBe(
       "/a missing (sent 1) and 4 more differences",
+    );
+  });
+});
+
+describe("quoteValue: a cut value names its true size", () => {
+  it("quotes a value that fits whole, without a size", () => {
+    expect(quoteValue("x".repeat(78))).toBe(`"${"x".repeat(78)}"`);
+    expect(quoteValue({ a: [1, "b", null] })).toBe('{"a":[1,"b",null]}');
+    expect(quoteValue(8)).toBe("8");
+    expect(quoteValue(null)).toBe("null");
+  });
+
+  it("says how many UTF-8 bytes a cut string has, and how many bytes of JSON a cut object or array has", () => {
+    const mib = "x".repeat(10 * 1024 * 1024);
+    expect(quoteValue(mib)).toBe(`"${"x".repeat(77)}…" (10485760 bytes)`);
+    expect(quoteValue("é".repeat(100))).toBe(`"${"é".repeat(77)}…" (200 bytes)`);
+    const meta = { "example.com/padding": mib };
+    const quoted = quoteValue(meta);
+    expect(quoted).toBe(`{"example.com/padding":"${"x".repeat(55)}… (10485786 bytes of JSON)`);
+    expect(quoteValue([mib])).toBe(`["${"x".repeat(77)}… (10485764 bytes of JSON)`);
+  });
+
+  it("the reason of a difference carries the size (sampling-relay-content-unchanged names an oversized value)", () => {
+    const padding = "x".repeat(10 * 1024 * 1024);
+    const diffs = differences({ model: "m" }, { model: "m", _meta: { pad: padding } });
+    expect(describeDifferences(diffs)).toBe(
+      `/_meta added (received {"pad":"${"x".repeat(71)}… (10485770 bytes of JSON))`,
+    );
+    expect(describeDifference({ pointer: "/_meta/pad", sent: "a", received: padding })).toBe(
+      `/_meta/pad changed (sent "a", received "${"x".repeat(77)}…" (10485760 bytes))`,
     );
   });
 });
