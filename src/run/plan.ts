@@ -24,10 +24,11 @@ export interface RunPlan {
 }
 
 /**
- * Why the harness cannot drive a case over this target's transports, if it cannot (an error, not a verdict). The
- * harness speaks 2026-07-28 over stdio and Streamable HTTP at both ends; that era has no legacy SSE transport (its
- * server-to-client requests travel inside results, and the HTTP+SSE pair was retired before it). `downstreamEra`:
- * the era the downstream end speaks when a case bridges eras (by default the upstream's).
+ * Why a case cannot exist over this target's transports, if it cannot: 2026-07-28 has no legacy SSE transport (its
+ * server-to-client requests travel inside results, and the HTTP+SSE pair was retired before it), so an end of that
+ * era over legacy SSE is a session shape this relay cannot have. The case is n/a with this reason (the harness
+ * speaks 2026-07-28 over stdio and Streamable HTTP at both ends). `downstreamEra`: the era the downstream end speaks
+ * when a case bridges eras (by default the upstream's).
  */
 export function harnessCannotDrive(
   profile: TargetProfile,
@@ -39,7 +40,7 @@ export function harnessCannotDrive(
     isModernEra(downstreamEra) && profile.downstream.transport === "sse" ? "downstream sse" : "",
   ].filter(Boolean);
   return sse.length
-    ? `the harness drives 2026-07-28 over stdio and Streamable HTTP only (2026-07-28 has no legacy SSE transport); this target uses ${sse.join(" and ")} for that era's end, so the cell was not exercised`
+    ? `2026-07-28 has no legacy SSE transport, and this target uses ${sse.join(" and ")} for that era's end: no client or server of that era can reach it there`
     : undefined;
 }
 
@@ -137,9 +138,9 @@ export function planRun(input: {
       if (undrivable || skipped) {
         const result = {
           id: kase.id,
-          status: undrivable ? "error" : "skip",
+          status: "skip",
           reason: undrivable ?? skipped!,
-          ...(na && !undrivable ? { na: true } : {}),
+          ...(na || undrivable ? { na: true } : {}),
         } as const;
         unrun.push({ row: kase.row, era, side: caseSide(row, kase.side), result });
         continue;

@@ -13,7 +13,7 @@ const profile = (down: string, up: string) =>
     upstream: { transport: up },
   });
 
-describe("harnessCannotDrive: what the harness refuses as undrivable (an error, never a verdict)", () => {
+describe("harnessCannotDrive: a 2026-07-28 end over legacy SSE cannot exist (n/a, never a verdict)", () => {
   it("drives 2026-07-28 over stdio and Streamable HTTP, on either side and both", () => {
     for (const [down, up] of [
       ["stdio", "stdio"],
