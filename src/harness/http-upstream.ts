@@ -247,7 +247,10 @@ export class HttpUpstreamHost {
       if (!json) return reply(res, 400, "Parse error: the body is not JSON", -32700);
       return known.transport.handleRequest(req, res, body);
     }
-    if (json && (this.modernOnly || isModernPost(req, body)))
+    // A legacy-era upstream serves 2026-07-28 POSTs only for server/discover (a relay probing for the era gets its
+    // -32601 in the POST's body); anything else without a session gets the legacy answer below, HTTP 400, as a legacy
+    // server gives it (it could never carry that request's server-to-client requests).
+    if (json && (this.modernOnly || (isModernPost(req, body) && isDiscover(body))))
       return this.modernPost(res, text, body as Record<string, unknown>);
     const opens =
       json && (Array.isArray(body) ? body : [body]).some((m) => isObject(m) && m.method === "initialize");
@@ -421,6 +424,8 @@ async function standaloneStream(session: UpstreamSession): Promise<void> {
   if (session.standalone === 0)
     debug(`upstream ${session.label}: no standalone GET stream open; the unrelated request goes nowhere`);
 }
+
+const isDiscover = (body: unknown) => isObject(body) && body.method === "server/discover";
 
 /** A POST of 2026-07-28 (no session): by its MCP-Protocol-Version header, its `_meta` or server/discover. */
 function isModernPost(req: IncomingMessage, body: unknown): boolean {
