@@ -75,6 +75,10 @@ export function register(program: Command, setExit: SetExit, io: CliIo): void {
       "--stable",
       "record no wall-clock or measured time in results.json and evidence (no start time, durations, frame times), so a rerun with the same seed writes the same bytes: for files committed to git",
     )
+    .option(
+      "--max-evidence-frame-bytes <n>",
+      "the most bytes of one frame an evidence file keeps (default 65536, at least 1024): a longer frame keeps its head, its true size and the sha256 of the whole frame",
+    )
     .option("--quiet", "print only the summary line")
     .option("--keep", "keep the relays' temporary folders (listed at the end)")
     .action(async (opts: RunOptions) => {

@@ -118,6 +118,8 @@ export async function fuzzTarget(options: {
   eras: Era[];
   runs: number;
   seed: number;
+  /** The most bytes of one frame the evidence keeps (default DEFAULT_MAX_FRAME_BYTES, src/harness/frames.ts). */
+  maxFrameBytes?: number;
 }): Promise<FuzzEraReport[]> {
   const control = new ControlServer();
   await control.start();
@@ -138,6 +140,7 @@ export async function fuzzTarget(options: {
             era,
             capabilities: FUZZ_CAPABILITIES as Record<string, unknown>,
             control,
+            ...(options.maxFrameBytes ? { maxFrameBytes: options.maxFrameBytes } : {}),
           });
         }
         const says = oracle(exchange, era, FUZZ_CAPABILITIES);

@@ -44,6 +44,8 @@ export interface RunPlan {
   cost?: (item: { kase: LoadedCase; era: Era }) => number;
   /** Cases that get a relay session of their own instead of their group's (a long deliberate wait). */
   ownSession?: (item: { kase: LoadedCase; era: Era }) => boolean;
+  /** The most bytes of one frame the evidence keeps (default DEFAULT_MAX_FRAME_BYTES, src/harness/frames.ts). */
+  maxFrameBytes?: number;
 }
 
 /** A session group gets its relay started at most this many times (the first start and one reopen). */
@@ -275,6 +277,7 @@ class GroupSession {
         capabilities,
         ...(downstreamEra ? { downstreamEra } : {}),
         ...(holdInitialized ? { holdInitialized } : {}),
+        ...(this.plan.maxFrameBytes ? { maxFrameBytes: this.plan.maxFrameBytes } : {}),
         control: this.control,
       });
       this.lastBreak = undefined;
@@ -882,6 +885,7 @@ async function runItem(
       answer: c.answer,
       bystander: bystanderAnswer(kase.answer, c.canary),
       ...(kase.secondDelayMs !== undefined ? { secondDelayMs: kase.secondDelayMs } : {}),
+      ...(plan.maxFrameBytes ? { maxFrameBytes: plan.maxFrameBytes } : {}),
     });
     if (isolated.notApplicable && !shared.refused.has(clientShape(item)))
       shared.refused.set(clientShape(item), { reason: isolated.notApplicable, frames: [] });
@@ -916,10 +920,18 @@ async function runBounded(
     signal?.addEventListener("abort", onAbort, { once: true });
   });
   const running = session.runCase(input, hooks);
-  const first = await Promise.race([running, giveUp]);
-  clearTimeout(timer);
-  if (onAbort) signal?.removeEventListener("abort", onAbort);
+  let first: CaseRunOutput | "timeout" | "abort";
+  try {
+    first = await Promise.race([running, giveUp]);
+  } catch (error) {
+    session.recorder.release(mark);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
+  }
   if (first !== "timeout" && first !== "abort") {
+    session.recorder.release(mark);
     const heard = first.frames.some((f) => f.dir === "from-relay" && f.end !== "control");
     const ended = first.observation.upstream.kind === "result" || first.observation.upstream.kind === "error";
     if (!heard && !ended) session.giveUp("the relay sent nothing at either end during a whole case");
@@ -933,9 +945,11 @@ async function runBounded(
   // The relay is reaped now; the case's own waits then end at once (its channels close).
   running.catch(() => undefined);
   await session.close();
+  const frames = session.recorder.since(mark);
+  session.recorder.release(mark);
   return {
     observation: { sent: input.params, asked: [], upstream: { kind: "broken", detail: why } },
-    frames: session.recorder.since(mark),
+    frames,
     negotiated: { upstream: null, downstream: null },
     ...(first === "abort" ? { harnessError: why } : {}),
     ...(session.relayStderr ? { relayLog: session.relayStderr.slice(-RELAY_LOG_CHARS) } : {}),

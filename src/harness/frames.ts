@@ -1,33 +1,44 @@
+import { overBytes, sha256Hex, utf8Head } from "../model/compact.ts";
 import type { Frame } from "../model/evidence.ts";
 
 type End = Frame["end"];
 type Dir = Frame["dir"];
 
 /**
- * The most characters of one frame the evidence keeps (64 Ki). A longer frame is stored cut to this length as
- * `raw`, with `size` (its true length in UTF-8 bytes) and `truncated: true`, and is not parsed for the evidence;
- * the harness's own peers still receive and parse it whole, so the verdict is unaffected.
+ * The most bytes of one frame the evidence keeps, by default (64 KiB; `run --max-evidence-frame-bytes N`). A longer
+ * frame is stored as its head (`raw`, at most this many UTF-8 bytes), its true length in UTF-8 bytes (`size`), the
+ * sha256 of the whole frame (`sha256`) and `truncated: true`, and is not parsed for the evidence; the harness's own
+ * peers still receive and parse it whole, so the verdict is that of the full message.
  */
-export const MAX_FRAME_CHARS = 64 * 1024;
+export const DEFAULT_MAX_FRAME_BYTES = 64 * 1024;
 
 /**
  * Records every frame seen at either end of the relay. One recorder serves a whole relay session; each case reads
  * the frames seen while it ran, with `t` in ms since the case's own mark (cases of a 2026-07-28 session may overlap:
  * one still settling while the next runs, so every frame keeps its absolute time and each slice is timed from its
- * own mark).
+ * own mark). A mark holds the frames from it on until it is released: frames no held mark can read any more are
+ * let go, so a session that runs 10,000 cases keeps only the frames of the cases still running.
  */
 export class FrameRecorder {
   private readonly frames: Frame[] = [];
-  /** performance.now() of each frame, by index. */
+  /** performance.now() of each frame, by index less `base`. */
   private readonly times: number[] = [];
+  /** The absolute index of frames[0]: frames before it were let go. */
+  private base = 0;
   /** The moment of each mark, by the frame index it returned. */
   private readonly marks = new Map<number, number>();
+  /** How many holders each mark has (mark() adds one, release() takes one). */
+  private readonly holds = new Map<number, number>();
+
+  constructor(readonly maxFrameBytes: number = DEFAULT_MAX_FRAME_BYTES) {}
 
   record(end: End, dir: Dir, raw: string, session?: string, httpStatus?: number): void {
     const frame: Frame = { t: 0, end, dir };
-    if (raw.length > MAX_FRAME_CHARS) {
-      frame.raw = raw.slice(0, MAX_FRAME_CHARS);
-      frame.size = Buffer.byteLength(raw, "utf8");
+    const size = overBytes(raw, this.maxFrameBytes);
+    if (size !== undefined) {
+      frame.raw = utf8Head(raw, this.maxFrameBytes);
+      frame.size = size;
+      frame.sha256 = sha256Hex(raw);
       frame.truncated = true;
     } else {
       try {
@@ -42,24 +53,53 @@ export class FrameRecorder {
     this.times.push(performance.now());
   }
 
-  /** Starts a slice: returns the index of the next frame; frames read from it are timed from this moment. */
+  /**
+   * Starts a slice: returns the index of the next frame; frames read from it are timed from this moment. The frames
+   * from the mark on are kept until `release(mark)`.
+   */
   mark(): number {
-    this.marks.set(this.frames.length, performance.now());
-    return this.frames.length;
+    const index = this.length;
+    this.marks.set(index, performance.now());
+    this.holds.set(index, (this.holds.get(index) ?? 0) + 1);
+    return index;
+  }
+
+  /** A holder of `mark` is done reading: frames no held mark can read any more are let go. */
+  release(mark: number): void {
+    const held = (this.holds.get(mark) ?? 0) - 1;
+    if (held > 0) {
+      this.holds.set(mark, held);
+      return;
+    }
+    this.holds.delete(mark);
+    this.marks.delete(mark);
+    const keepFrom = this.holds.size > 0 ? Math.min(...this.holds.keys()) : this.length;
+    const drop = keepFrom - this.base;
+    if (drop <= 0) return;
+    this.frames.splice(0, drop);
+    this.times.splice(0, drop);
+    this.base = keepFrom;
   }
 
   /** The index the next frame will get (a slice's end). */
   get length(): number {
+    return this.base + this.frames.length;
+  }
+
+  /** How many frames the recorder holds now (those a held mark can still read, and any recorded since). */
+  get held(): number {
     return this.frames.length;
   }
 
   /** Frames from `index` (a mark) up to `end` (exclusive; default: all so far), timed from the mark. */
-  since(index: number, end = this.frames.length, keep: (frame: Frame) => boolean = () => true): Frame[] {
-    const epoch = this.marks.get(index) ?? this.times[index] ?? performance.now();
+  since(index: number, end = this.length, keep: (frame: Frame) => boolean = () => true): Frame[] {
+    if (index < this.base)
+      throw new Error(`frames from ${index} were let go (the recorder holds ${this.base} on)`);
+    const epoch = this.marks.get(index) ?? this.times[index - this.base] ?? performance.now();
     const out: Frame[] = [];
     for (let i = index; i < end; i++) {
-      const frame = this.frames[i]!;
-      if (keep(frame)) out.push({ ...frame, t: Math.round((this.times[i]! - epoch) * 10) / 10 });
+      const frame = this.frames[i - this.base]!;
+      if (keep(frame)) out.push({ ...frame, t: Math.round((this.times[i - this.base]! - epoch) * 10) / 10 });
     }
     return out;
   }

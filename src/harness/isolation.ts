@@ -91,6 +91,8 @@ export interface IsolationRunInput {
   bystander: Answer;
   /** 2026-07-28: session B's answer delay, when the case sets it (see secondAskerAnswer). */
   secondDelayMs?: number;
+  /** The most bytes of one frame the evidence keeps (default DEFAULT_MAX_FRAME_BYTES, src/harness/frames.ts). */
+  maxFrameBytes?: number;
 }
 
 /**
@@ -112,7 +114,7 @@ async function runIsolationOnce(
 ): Promise<CaseRunOutput & { harnessError?: string }> {
   const { profile, era } = input;
   if (isModernEra(era)) return runModernIsolationCase(input);
-  const recorder = new FrameRecorder();
+  const recorder = new FrameRecorder(input.maxFrameBytes);
   const tmp = makeTempDir();
   const upstreams: ScriptedUpstream[] = [];
   const closers: Array<() => Promise<void>> = [];
@@ -377,7 +379,7 @@ async function runModernIsolationCase(
   input: IsolationRunInput,
 ): Promise<CaseRunOutput & { harnessError?: string }> {
   const { profile, era } = input;
-  const recorder = new FrameRecorder();
+  const recorder = new FrameRecorder(input.maxFrameBytes);
   const tmp = makeTempDir();
   const upstreams: ModernUpstream[] = [new ModernUpstream()];
   const closers: Array<() => Promise<void>> = [];

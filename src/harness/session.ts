@@ -53,6 +53,8 @@ export interface SessionOptions {
   /** The answerer holds back notifications/initialized until after the first case's probe call (legacy eras). */
   holdInitialized?: boolean;
   control: ControlServer;
+  /** The most bytes of one frame the evidence keeps (default DEFAULT_MAX_FRAME_BYTES, src/harness/frames.ts). */
+  maxFrameBytes?: number;
 }
 
 export interface CaseRunInput {
@@ -211,7 +213,7 @@ interface Slice {
  * the relay through the shim), the harness answerer at the other. Cases run through it one after another.
  */
 export class RelaySession {
-  readonly recorder = new FrameRecorder();
+  readonly recorder: FrameRecorder;
   private relay!: RelayProcess;
   private answerer!: HarnessAnswerer;
   private upstream: Promise<HarnessUpstream> | undefined;
@@ -230,6 +232,7 @@ export class RelaySession {
   private closed = false;
 
   private constructor(private readonly options: SessionOptions) {
+    this.recorder = new FrameRecorder(options.maxFrameBytes);
     this.tmp = makeTempDir();
   }
 
@@ -249,7 +252,8 @@ export class RelaySession {
 
   private static async openOnce(options: SessionOptions): Promise<RelaySession> {
     const session = new RelaySession(options);
-    session.recorder.mark();
+    // The start-up's frames are held until the session has started (a failed start reports them).
+    const startMark = session.recorder.mark();
     let timer: NodeJS.Timeout | undefined;
     try {
       // The whole start-up (spawn, listening, initialize, tools/list) shares one deadline: startupTimeoutMs.
@@ -282,6 +286,7 @@ export class RelaySession {
       );
     } finally {
       clearTimeout(timer);
+      session.recorder.release(startMark);
     }
     return session;
   }
@@ -408,10 +413,19 @@ export class RelaySession {
    * (the answerer waits on purpose: an answer that never comes or comes late): the session stays this case's, but the
    * caller may drive other sessions meanwhile.
    */
-  // Long: one case at both ends (arm, call, race, hand the session on, settle) reads as one sequence.
   async runCase(input: CaseRunInput, hooks: CaseHooks = {}): Promise<CaseRunOutput> {
-    const { profile } = this.options;
+    // The case's frames are held from its mark until it has read them (then the recorder lets them go).
     const start = this.recorder.mark();
+    try {
+      return await this.runFrom(start, input, hooks);
+    } finally {
+      this.recorder.release(start);
+    }
+  }
+
+  // Long: one case at both ends (arm, call, race, hand the session on, settle) reads as one sequence.
+  private async runFrom(start: number, input: CaseRunInput, hooks: CaseHooks): Promise<CaseRunOutput> {
+    const { profile } = this.options;
     const stderrMark = this.relay.stderrMark;
     this.answerer.onWait = hooks.laneFree;
     const overlapping = [...this.settling.entries()];

@@ -25,7 +25,15 @@ export const FrameSchema = z.object({
   raw: z.string().optional(),
   /** The frame's true length in UTF-8 bytes, when `raw` holds only its beginning. */
   size: z.number().int().nonnegative().optional(),
-  /** The frame was longer than the evidence keeps per frame (`MAX_FRAME_CHARS`): `raw` is its beginning. */
+  /** The sha256 (hex) of the whole frame's UTF-8 bytes, when `raw` holds only its beginning. */
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
+  /**
+   * The frame was longer than the evidence keeps per frame (`run --max-evidence-frame-bytes`, 64 KiB by default, or
+   * less where the evidence file's size budget made it so): `raw` is its beginning, at most that many UTF-8 bytes.
+   */
   truncated: z.literal(true).optional(),
   /** Which downstream session (or upstream connection) saw it, when there are several. */
   session: z.string().optional(),

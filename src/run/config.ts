@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { defaultConcurrency } from "../harness/controller.ts";
+import { DEFAULT_MAX_FRAME_BYTES } from "../harness/frames.ts";
 import { type Baseline, BaselineSchema } from "../matrix/baseline.ts";
 import { DEFAULT_REPORTERS, parseReporters, type ReporterName } from "../matrix/reports.ts";
 import { caseMatches } from "../matrix/tracking.ts";
@@ -28,6 +29,9 @@ export const DEFAULT_TARGET = join(PROJECT_ROOT, "targets/reference-review.yaml"
  * own), replaced by each run (its evidence/ is cleared first, so no transcript of an earlier run lingers).
  */
 export const DEFAULT_OUT = "mcpx-conform-report";
+
+/** The smallest `--max-evidence-frame-bytes`: a frame's head must still show what kind of message it was. */
+export const MIN_EVIDENCE_FRAME_BYTES = 1024;
 
 export function toolInfo(): { name: "mcpx-conform"; version: string } {
   const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8"));
@@ -60,6 +64,8 @@ export interface RunOptions {
    * times), so two runs with the same seed write the same bytes; for files committed to git.
    */
   stable?: boolean;
+  /** The most bytes of one frame an evidence file keeps (default 64 KiB): a longer frame keeps its head, size and sha256. */
+  maxEvidenceFrameBytes?: string;
   /** The folder relative paths are resolved against, and written relative to (default: the process's). */
   cwd?: string;
 }
@@ -90,6 +96,8 @@ export interface RunConfig {
   concurrency: number;
   /** --stable: write no wall-clock or measured time (src/model/stable.ts). */
   stable: boolean;
+  /** --max-evidence-frame-bytes: the most UTF-8 bytes of one frame an evidence file keeps (src/harness/frames.ts). */
+  maxEvidenceFrameBytes: number;
   /** The folder the run's relative paths mean (the default output folder, paths printed and recorded). */
   cwd: string;
   /** What the run says before it starts (an --era the profile did not list). */
@@ -197,6 +205,10 @@ export function resolveRunConfig(opts: RunOptions): RunConfig {
     shard: shardOption(opts),
     bail: opts.bail === true,
     stable: opts.stable === true,
+    maxEvidenceFrameBytes:
+      opts.maxEvidenceFrameBytes !== undefined
+        ? wholeNumber(opts.maxEvidenceFrameBytes, "--max-evidence-frame-bytes", MIN_EVIDENCE_FRAME_BYTES)
+        : DEFAULT_MAX_FRAME_BYTES,
     concurrency:
       opts.concurrency !== undefined
         ? wholeNumber(opts.concurrency, "--concurrency", 1)

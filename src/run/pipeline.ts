@@ -76,7 +76,8 @@ async function fuzzStage(config: RunConfig, outDir: string, meta: EvidenceMeta, 
   );
   if (eras.length === 0) return { summaries: undefined, judged: [] as JudgedCase[] };
   log(`mcpx-conform: differential fuzzing, ${runs} exchanges per era (${eras.join(", ")}), seed ${seed}`);
-  const reports = await fuzzTarget({ profile, profileFile: targetFile, eras, runs, seed });
+  const maxFrameBytes = config.maxEvidenceFrameBytes;
+  const reports = await fuzzTarget({ profile, profileFile: targetFile, eras, runs, seed, maxFrameBytes });
   const folded = foldFuzz(reports, config.register, outDir, meta);
   for (const f of folded.summaries)
     log(`${f.status === "pass" ? "✓" : f.status === "warn" ? "!" : "✗"} fuzz @${f.era}: ${f.reason}`);
@@ -122,6 +123,7 @@ async function executeStage(config: RunConfig, plan: ShardPlan, outDir: string, 
     prerequisite: (item) => item.kase.row === ROUNDTRIP_ROW,
     cost: (item) => expectedCostMs(item, profile),
     ownSession: (item) => waitsOnOwnSession(item, profile),
+    maxFrameBytes: config.maxEvidenceFrameBytes,
     onCase: (run) => {
       if (run.kase.row === ROUNDTRIP_ROW) roundtrips.push(run);
       live.onCase(run);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { worstCaseMs } from "../../src/harness/controller.ts";
-import { MAX_FRAME_CHARS } from "../../src/harness/frames.ts";
+import { DEFAULT_MAX_FRAME_BYTES } from "../../src/harness/frames.ts";
 import { KILL_GRACE_MS } from "../../src/harness/processes.ts";
 import { type Evidence, EvidenceSchema } from "../../src/model/evidence.ts";
 import { loadCases, loadRegister, loadTarget } from "../../src/model/load.ts";
@@ -258,7 +258,7 @@ const ZOO: Array<{
       const big = e.frames.filter((f) => f.truncated);
       expect(big).toHaveLength(1);
       expect(big[0]).toMatchObject({ end: "upstream", dir: "from-relay", truncated: true });
-      expect(big[0]!.raw).toHaveLength(MAX_FRAME_CHARS);
+      expect(big[0]!.raw).toHaveLength(DEFAULT_MAX_FRAME_BYTES);
       expect(big[0]!.message).toBeUndefined();
       expect(big[0]!.size).toBeGreaterThan(10 * 1024 * 1024);
       const upstream = e.observation.upstream as { kind: string; result: { _meta: Record<string, string> } };

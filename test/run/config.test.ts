@@ -23,3 +23,12 @@ describe("run --era and a profile's eras", () => {
     expect(() => resolveRunConfig({ target, era: "2025-99-99" })).toThrow(/unknown era '2025-99-99'/);
   });
 });
+
+describe("run --max-evidence-frame-bytes", () => {
+  it("defaults to 64 KiB and takes a whole number of at least 1024", () => {
+    expect(resolveRunConfig({}).maxEvidenceFrameBytes).toBe(64 * 1024);
+    expect(resolveRunConfig({ maxEvidenceFrameBytes: "4096" }).maxEvidenceFrameBytes).toBe(4096);
+    for (const bad of ["1023", "0", "abc", "1.5"])
+      expect(() => resolveRunConfig({ maxEvidenceFrameBytes: bad })).toThrow(/at least 1024/);
+  });
+});
