@@ -101,7 +101,16 @@ export interface JudgeTarget {
   answerer?: "client" | "review" | "broker";
 }
 
-function judgeOne(rows: Map<string, RegisterRow>, run: CaseRun, target: JudgeTarget = {}): JudgedRun {
+/** The register's rows by id, as judgeOne reads them. */
+export type RowIndex = Map<string, RegisterRow>;
+
+export const rowIndexOf = (register: Register): RowIndex => new Map(register.rows.map((r) => [r.id, r]));
+
+/**
+ * One run judged on its own, from its full observation and frames: its verdict before its era's prerequisite
+ * (withEraPrerequisite applies that), what it counts toward other cells, what it credits. Pure.
+ */
+export function judgeOne(rows: RowIndex, run: CaseRun, target: JudgeTarget = {}): JudgedRun {
   const row = rows.get(run.kase.row)!;
   // Not run (its era's prerequisite failed): judgeRuns gives it that prerequisite's verdict.
   if (run.notRun)
@@ -238,9 +247,20 @@ export interface EraPrerequisite {
   na?: boolean;
 }
 
-/** The round-trip prerequisite of one era, from its judged round-trip cases (decided here only). */
-function eraPrerequisite(judged: JudgedRun[], era: Era): EraPrerequisite {
-  const roundtrips = judged.filter((j) => j.run.era === era && j.row.id === ROUNDTRIP_ROW);
+/** What an era's prerequisite rests on: each of its round-trip cases, by id, with its own verdict. */
+export interface RoundTripVerdict {
+  id: string;
+  verdict: CaseVerdict;
+}
+
+/** A judged round trip as its era's prerequisite reads it. */
+export const roundTripVerdict = (j: JudgedRun): RoundTripVerdict => ({
+  id: j.run.kase.id,
+  verdict: j.verdict,
+});
+
+/** The round-trip prerequisite of one era, from the verdicts of its round-trip cases (decided here only). Pure. */
+export function eraPrerequisite(roundtrips: RoundTripVerdict[], era: Era): EraPrerequisite {
   if (roundtrips.length > 0 && roundtrips.every((j) => j.verdict.na))
     return {
       met: false,
@@ -256,7 +276,7 @@ function eraPrerequisite(judged: JudgedRun[], era: Era): EraPrerequisite {
       roundtrips.length === 0
         ? `no ${ROUNDTRIP_ROW} case ran in ${era}`
         : failed
-          ? `the relay did not complete a valid sampling round trip in ${era} (${failed.run.kase.id}: ${failed.verdict.reason})`
+          ? `the relay did not complete a valid sampling round trip in ${era} (${failed.id}: ${failed.verdict.reason})`
           : "",
   };
 }
@@ -266,13 +286,18 @@ function eraPrerequisite(judged: JudgedRun[], era: Era): EraPrerequisite {
  * run (no case of the era can earn credit without the round trip), or undefined when they must run.
  */
 export function roundTripFailed(register: Register, roundtripRuns: CaseRun[], era: Era): string | undefined {
-  const rows = new Map(register.rows.map((r) => [r.id, r]));
+  const rows = rowIndexOf(register);
   const ran = roundtripRuns.filter((r) => r.era === era && r.kase.row === ROUNDTRIP_ROW);
-  if (ran.length === 0) return undefined;
-  const pre = eraPrerequisite(
-    ran.map((run) => judgeOne(rows, run)),
+  return roundTripVerdictsFailed(
+    ran.map((run) => roundTripVerdict(judgeOne(rows, run))),
     era,
   );
+}
+
+/** roundTripFailed from the verdicts of the era's round trips run so far (judged without a JudgeTarget). */
+export function roundTripVerdictsFailed(roundtrips: RoundTripVerdict[], era: Era): string | undefined {
+  if (roundtrips.length === 0) return undefined;
+  const pre = eraPrerequisite(roundtrips, era);
   return pre.met ? undefined : pre.what;
 }
 
@@ -305,28 +330,39 @@ function naPrerequisiteVerdict(pre: EraPrerequisite, checks: Check[]): CaseVerdi
   };
 }
 
+/**
+ * A judged run with its era's prerequisite applied: a round trip, and a case that does not apply to this target, as
+ * they are; otherwise, without a passed round trip nothing else of the era counts (findings attributed to other rows
+ * and what its checks would credit included). Pure: the verdict judgeRuns gives the run within its whole run.
+ */
+export function withEraPrerequisite(j: JudgedRun, pre: EraPrerequisite): JudgedRun {
+  // Whether a case applies to this target does not depend on the round trip.
+  if (j.row.id === ROUNDTRIP_ROW || j.run.notApplicable || j.verdict.na) return j;
+  if (pre.met && !j.run.notRun) return { ...j, verdict: applyPrerequisite(j.verdict, pre) };
+  const { credited: _credited, ...uncredited } = j;
+  const none = { ...uncredited, attributed: [] };
+  if (j.run.notRun) return { ...none, verdict: notRunVerdict(pre, j.run.notRun) };
+  if (pre.na && j.verdict.status !== "error") {
+    const check = { id: "prerequisite", ok: false, detail: pre.what };
+    return { ...none, verdict: naPrerequisiteVerdict(pre, [...j.verdict.checks, check]) };
+  }
+  return { ...none, verdict: applyPrerequisite(j.verdict, pre) };
+}
+
 /** Judges every run, then withholds credit from every era whose round-trip prerequisite did not pass. */
 export function judgeRuns(register: Register, runs: CaseRun[], target: JudgeTarget = {}): JudgedRun[] {
-  const rows = new Map(register.rows.map((r) => [r.id, r]));
+  const rows = rowIndexOf(register);
   const judged: JudgedRun[] = runs.map((run) => judgeOne(rows, run, target));
   const prerequisite = new Map<Era, EraPrerequisite>();
-  for (const era of new Set(runs.map((r) => r.era))) prerequisite.set(era, eraPrerequisite(judged, era));
-  return judged.map((j) => {
-    // Whether a case applies to this target does not depend on the round trip.
-    if (j.row.id === ROUNDTRIP_ROW || j.run.notApplicable || j.verdict.na) return j;
-    const pre = prerequisite.get(j.run.era)!;
-    // Without a round trip nothing else of the era counts: that includes findings attributed to other rows and what
-    // its checks would credit.
-    if (pre.met && !j.run.notRun) return { ...j, verdict: applyPrerequisite(j.verdict, pre) };
-    const { credited: _credited, ...uncredited } = j;
-    const none = { ...uncredited, attributed: [] };
-    if (j.run.notRun) return { ...none, verdict: notRunVerdict(pre, j.run.notRun) };
-    if (pre.na && j.verdict.status !== "error") {
-      const check = { id: "prerequisite", ok: false, detail: pre.what };
-      return { ...none, verdict: naPrerequisiteVerdict(pre, [...j.verdict.checks, check]) };
-    }
-    return { ...none, verdict: applyPrerequisite(j.verdict, pre) };
-  });
+  for (const era of new Set(runs.map((r) => r.era)))
+    prerequisite.set(
+      era,
+      eraPrerequisite(
+        judged.filter((j) => j.run.era === era && j.row.id === ROUNDTRIP_ROW).map(roundTripVerdict),
+        era,
+      ),
+    );
+  return judged.map((j) => withEraPrerequisite(j, prerequisite.get(j.run.era)!));
 }
 
 /** The case as authored, before canary substitution. */

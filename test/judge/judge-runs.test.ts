@@ -1,6 +1,20 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { evidenceFor, judgeRuns, ROUNDTRIP_ROW } from "../../src/judge/judge-runs.ts";
+import {
+  eraPrerequisite,
+  evidenceFor,
+  judgeOne,
+  judgeRuns,
+  ROUNDTRIP_ROW,
+  roundTripFailed,
+  roundTripVerdict,
+  roundTripVerdictsFailed,
+  rowIndexOf,
+  withEraPrerequisite,
+} from "../../src/judge/judge-runs.ts";
+import type { CaseRun } from "../../src/model/case-run.ts";
 import type { Register } from "../../src/model/register.ts";
+import type { Era } from "../../src/protocol/eras.ts";
 import { caseRun, SENT } from "../helpers/case-run.ts";
 
 const register: Register = {
@@ -196,5 +210,102 @@ describe("evidenceFor", () => {
     const e2 = evidenceFor(k!, meta) as any;
     expect(e2.case.side).toBe("server");
     expect(e2).not.toHaveProperty("relayLog");
+  });
+});
+
+/**
+ * The pieces judgeRuns is made of, as a run judged live uses them one run at a time: judgeOne on each run alone, the
+ * era's prerequisite from its round trips' verdicts only, and withEraPrerequisite. Together they must give exactly
+ * judgeRuns' verdicts (a run is judged once, as soon as its era's round trips are in, and never re-judged).
+ */
+describe("judgeOne + eraPrerequisite + withEraPrerequisite = judgeRuns", () => {
+  const ERAS: Era[] = ["2024-11-05", "2025-11-25"];
+  const aRun = fc
+    .record({
+      row: fc.constantFrom(ROUNDTRIP_ROW, "sampling-must", "sampling-should"),
+      era: fc.constantFrom(...ERAS),
+      ok: fc.boolean(),
+      twist: fc.constantFrom("none", "none", "harness", "notRun", "notApplicable", "older"),
+    })
+    .map(({ row, era, ok, twist }) => {
+      const over: Partial<CaseRun> =
+        twist === "harness"
+          ? { harnessError: "relay would not start" }
+          : twist === "notRun"
+            ? { notRun: "its era's round trip failed" }
+            : twist === "notApplicable"
+              ? { notApplicable: "the relay does not serve 2026-07-28 clients" }
+              : twist === "older"
+                ? { negotiated: { upstream: era, downstream: "2024-11-05" } }
+                : {};
+      return caseRun(row, era, ok, over, { id: `${row}-${twist}-${ok}` });
+    });
+
+  it("gives every run the verdict, attributions and credit judgeRuns gives it (any runs, any order)", () => {
+    fc.assert(
+      fc.property(fc.array(aRun, { maxLength: 12 }), (runs) => {
+        const rows = rowIndexOf(register);
+        const one = runs.map((r) => judgeOne(rows, r));
+        const live = one.map((j) =>
+          withEraPrerequisite(
+            j,
+            eraPrerequisite(
+              one.filter((k) => k.run.era === j.run.era && k.row.id === ROUNDTRIP_ROW).map(roundTripVerdict),
+              j.run.era,
+            ),
+          ),
+        );
+        expect(live).toEqual(judgeRuns(register, runs));
+      }),
+      { numRuns: 300, seed: 21 },
+    );
+  });
+
+  it("the prerequisite rests on the round trips' ids and verdicts alone", () => {
+    const pass = { status: "pass" as const, reason: "ok", checks: [] };
+    const fail = { status: "fail" as const, reason: "no answer", checks: [] };
+    const error = { status: "error" as const, reason: "did not start", checks: [] };
+    const na = { status: "skip" as const, reason: "no 2026-07-28 clients", checks: [], na: true as const };
+    expect(eraPrerequisite([{ id: "rt", verdict: pass }], "2025-11-25")).toEqual({
+      met: true,
+      harness: false,
+      what: "",
+    });
+    expect(eraPrerequisite([], "2025-11-25")).toMatchObject({
+      met: false,
+      what: "no sampling-relay-roundtrip case ran in 2025-11-25",
+    });
+    expect(
+      eraPrerequisite(
+        [
+          { id: "rt", verdict: pass },
+          { id: "rt2", verdict: fail },
+        ],
+        "2025-11-25",
+      ),
+    ).toEqual({
+      met: false,
+      harness: false,
+      what: "the relay did not complete a valid sampling round trip in 2025-11-25 (rt2: no answer)",
+    });
+    expect(eraPrerequisite([{ id: "rt", verdict: error }], "2025-11-25")).toMatchObject({
+      met: false,
+      harness: true,
+    });
+    expect(eraPrerequisite([{ id: "rt", verdict: na }], "2025-11-25")).toMatchObject({
+      met: false,
+      na: true,
+    });
+  });
+
+  it("roundTripFailed from verdicts says what roundTripFailed from runs says", () => {
+    const rows = rowIndexOf(register);
+    for (const ok of [true, false]) {
+      const rt = caseRun(ROUNDTRIP_ROW, "2025-11-25", ok);
+      const fromRuns = roundTripFailed(register, [rt], "2025-11-25");
+      expect(roundTripVerdictsFailed([roundTripVerdict(judgeOne(rows, rt))], "2025-11-25")).toBe(fromRuns);
+      expect(fromRuns === undefined).toBe(ok);
+    }
+    expect(roundTripVerdictsFailed([], "2025-11-25")).toBeUndefined();
   });
 });
