@@ -216,6 +216,22 @@ export const EvidenceSchema = z
       })
       .optional(),
     /**
+     * Set when this transcript was over its size budget (src/model/evidence-budget.ts: every evidence file is at most
+     * 2 MB, and a run's transcripts share 80 MB) at the run's frame cap: `bytes` is the budget, `frameBytes` the cap its
+     * frames and observation strings were cut to, `omittedFrames` the frames left out from the middle, if any, and
+     * `note` says so in words. Absent in a transcript that fits (every well-behaved relay's).
+     */
+    budget: z
+      .object({
+        bytes: z.number().int().positive(),
+        frameBytes: z.number().int().positive(),
+        omittedFrames: z
+          .object({ from: z.number().int().nonnegative(), count: z.number().int().positive() })
+          .optional(),
+        note: z.string(),
+      })
+      .optional(),
+    /**
      * What the relay wrote on stderr while the case ran (all it had written, when it broke): the end of it, at most
      * 2,000 characters, with the profile's env values and anything credential-shaped redacted. Empty: nothing.
      */
