@@ -1,6 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import type { TargetProfile } from "../model/target.ts";
 import { relayEnv } from "./env.ts";
 import { KILL_GRACE_MS, killGroup, trackGroup, untrackGroup } from "./processes.ts";
@@ -28,6 +29,27 @@ export function fillPlaceholders(text: string, values: Placeholders): string {
     if (value === undefined) throw new Error(`placeholder {{${name}}} is not available for this profile`);
     return value;
   });
+}
+
+/**
+ * Writes a profile's `files:` (path under {{tmp}} → content, both filled as `command` is) before the relay starts:
+ * each file 0600, its folders 0700, in the session's own temporary folder. A path that would land outside
+ * `values.tmp` is refused (the profile's load-time check already refuses one; this holds whatever the placeholders
+ * hold). Returns the paths written.
+ */
+export function writeProfileFiles(files: Record<string, string>, values: Placeholders): string[] {
+  const written: string[] = [];
+  for (const [key, content] of Object.entries(files)) {
+    const path = resolve(values.tmp, fillPlaceholders(key, values));
+    const inside = relative(values.tmp, path);
+    if (inside === "" || inside.startsWith(`..${sep}`) || inside === ".." || isAbsolute(inside))
+      throw new Error(`files: '${key}' does not resolve inside the run's temporary folder`);
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    writeFileSync(path, fillPlaceholders(content, values), { mode: 0o600 });
+    chmodSync(path, 0o600);
+    written.push(path);
+  }
+  return written;
 }
 
 /**
@@ -84,6 +106,8 @@ export class RelayProcess {
     );
     this.secrets = Object.values(extra);
     const env = relayEnv(profile, extra);
+    // A relay configured by a file finds it written before it starts.
+    writeProfileFiles(profile.files, values);
     this.cwd = cwd;
     this.env = env;
     // Relative program paths resolve against the profile's folder (a bare name is looked up on PATH).

@@ -40,6 +40,32 @@ export function badPlaceholders(text: string, upstream: z.infer<typeof Transport
   return bad;
 }
 
+/** Files the harness itself keeps in a session's temporary folder (the upstream shim and its token): never a profile's. */
+export const HARNESS_TMP_FILES: readonly string[] = ["upstream", "upstream.token"];
+
+/**
+ * What is wrong with a `files:` key, if anything: it must be a file path inside `{{tmp}}` (`{{tmp}}/name`, folders
+ * allowed, created as needed) once normalised, and not one of the harness's own files there. Placeholders other than
+ * `{{tmp}}` may appear after the prefix (they never hold `..`).
+ */
+export function profileFileProblem(key: string): string | undefined {
+  const prefix = /^\{\{\s*tmp\s*\}\}\//.exec(key);
+  if (!prefix) return `a path under {{tmp}} ({{tmp}}/NAME), got '${key}'`;
+  const parts: string[] = [];
+  for (const part of key.slice(prefix[0].length).split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") {
+      if (parts.length === 0) return `a path that stays inside {{tmp}}, got '${key}'`;
+      parts.pop();
+    } else parts.push(part);
+  }
+  if (parts.length === 0) return `a file inside {{tmp}}, not the folder itself, got '${key}'`;
+  const inside = parts.join("/");
+  if (HARNESS_TMP_FILES.includes(inside))
+    return `a file the harness does not keep there ({{tmp}}/${inside} is the harness's ${inside === "upstream" ? "upstream shim" : "upstream token"}), got '${key}'`;
+  return undefined;
+}
+
 export const TargetProfileSchema = z
   .object({
     name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "a name usable as a folder name"),
@@ -91,6 +117,17 @@ export const TargetProfileSchema = z
     eras: z.array(EraSchema).min(1).optional(),
     /** Extra environment for the relay, on top of the allowlisted variables (src/harness/env.ts). */
     env: z.record(z.string(), z.string()).default({}),
+    /**
+     * Files written before the relay starts (0600), for a relay configured by a file rather than its argv: each key
+     * a path under `{{tmp}}` (e.g. `{{tmp}}/mcp.json`), each value the file's content; both take the placeholders
+     * `command` takes, so a config file can name `{{upstream.command}}` or `{{upstream.url}}` without a shell.
+     */
+    files: z
+      .record(z.string(), z.string())
+      .default({})
+      .describe(
+        "files written (0600) into the run's temporary folder before the relay starts: path under {{tmp}} → content, both with the command's placeholders",
+      ),
     /** true: the relay inherits the harness's whole environment instead of the allowlist (secrets included). */
     inheritEnv: z.boolean().default(false),
     cwd: z.string().optional(),
@@ -106,6 +143,12 @@ export const TargetProfileSchema = z
     const fields: Array<[PropertyKey[], string]> = [
       ...profile.command.map((a, i): [PropertyKey[], string] => [["command", i], a]),
       ...Object.entries(profile.env).map(([k, v]): [PropertyKey[], string] => [["env", k], v]),
+      ...Object.entries(profile.files).flatMap(
+        ([k, v]): Array<[PropertyKey[], string]> => [
+          [["files", k], k],
+          [["files", k], v],
+        ],
+      ),
       [["downstream", "url"], profile.downstream.url ?? ""],
       [["answerer", "url"], profile.answerer.kind === "review" ? profile.answerer.url : ""],
       [["cwd"], profile.cwd ?? ""],
@@ -113,6 +156,10 @@ export const TargetProfileSchema = z
     for (const [path, text] of fields)
       for (const message of badPlaceholders(text, profile.upstream.transport))
         ctx.addIssue({ code: "custom", path, message });
+    for (const key of Object.keys(profile.files)) {
+      const message = profileFileProblem(key);
+      if (message) ctx.addIssue({ code: "custom", path: ["files", key], message });
+    }
     if (profile.answerer.kind === "broker")
       for (const { path, text, op } of brokerTemplates(profile.answerer)) {
         // Helpers ({{json result}}) are the template check's; the upstream placeholders still need their transport.

@@ -6,10 +6,11 @@ import type { Results } from "../../src/model/results.ts";
 import { cliInProcess, ROOT, tempDir } from "../helpers/cli.ts";
 
 /**
- * Three relays of shapes the harness could not drive before a profile could say how (issue #15), all one small SDK
+ * Four relays of shapes the harness could not drive before a profile could say how (issue #15), all one small SDK
  * gateway (targets/fixtures/relays/sdk-gateway.mjs): one that wants a bearer token on every HTTP request
  * (`downstream.headers`, from the environment), one that wants its upstream as a base URL (`{{upstream.origin}}`),
- * one that exposes upstream tools only through its own `execute` (`probe:` template). Each is driven and judged;
+ * one that exposes upstream tools only through its own `execute` (`probe:` template), and one configured by a JSON
+ * file that names its upstream (`files:`, issue #23). Each is driven and judged;
  * each also fails to be driven when its profile field is taken away, so the field is what makes it work.
  */
 const FIXTURES = join(ROOT, "targets/fixtures");
@@ -65,11 +66,14 @@ describe("profiles drive relays that need a header, a base URL or a probe templa
     for (const f of made) rmSync(f, { force: true });
   });
 
-  it.each(["header-protected", "base-url", "execute-gateway"])("%s: the round trip passes", async (name) => {
-    const run = await roundTrip(join(FIXTURES, `${name}.yaml`));
-    expect(roundTripCell(run.results)?.status, run.stderr).toBe("pass");
-    expect(run.code).toBe(0);
-  });
+  it.each(["header-protected", "base-url", "execute-gateway", "config-file"])(
+    "%s: the round trip passes",
+    async (name) => {
+      const run = await roundTrip(join(FIXTURES, `${name}.yaml`));
+      expect(roundTripCell(run.results)?.status, run.stderr).toBe("pass");
+      expect(run.code).toBe(0);
+    },
+  );
 
   it("a gateway that answers 503 until it has warmed up is driven once it is ready (readiness is an answered initialize)", async () => {
     const file = variant("header-protected", (p) => {
@@ -109,6 +113,36 @@ describe("profiles drive relays that need a header, a base URL or a probe templa
     const cell = roundTripCell(run.results);
     expect(cell?.status).not.toBe("pass");
     expect(JSON.stringify(cell)).toContain("does not expose the upstream's conformance_probe tool");
+  });
+
+  it("config-file starts without a shell: its JSON config is written by files: alone", () => {
+    const profile = parse(readFileSync(join(FIXTURES, "config-file.yaml"), "utf8"));
+    expect(profile.command[0]).toBe("node");
+    expect(profile.command.join(" ")).not.toMatch(/\bsh\b|printf|\{\{upstream\.command\}\}/);
+    expect(Object.keys(profile.files)).toEqual(["{{tmp}}/mcp.json"]);
+  });
+
+  it("config-file without files: the gateway finds no config and never relays, said in the cell", async () => {
+    const file = variant("config-file", (p) => {
+      delete p.files;
+    });
+    made.push(file);
+    const run = await roundTrip(file);
+    const cell = roundTripCell(run.results);
+    expect(cell?.status).not.toBe("pass");
+    expect(JSON.stringify(cell)).toContain("cannot read config");
+  });
+
+  it("a files: path outside {{tmp}} is the profile's error (exit 2), naming the file and the field", async () => {
+    const file = variant("config-file", (p) => {
+      p.files = { "{{tmp}}/../mcp.json": p.files["{{tmp}}/mcp.json"] };
+    });
+    made.push(file);
+    const run = await roundTrip(file);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(file);
+    expect(run.stderr).toContain("files.{{tmp}}/../mcp.json");
+    expect(run.stderr).toContain("stays inside {{tmp}}");
   });
 
   it("a header variable that is not set, or a probe template with a typo, is the profile's error (exit 2)", async () => {
