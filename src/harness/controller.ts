@@ -22,7 +22,13 @@ export interface RunPlan {
   /** Cases with the eras each runs in, in order; cases sharing an era and capabilities share a relay session. */
   work: Array<{ kase: LoadedCase; era: Era }>;
   seed: number;
-  onCase?: (run: CaseRun) => void;
+  /** Each case as it is recorded, with its index in `work`. */
+  onCase?: (run: CaseRun, index: number) => void;
+  /**
+   * Whether runCases keeps every run to return them at the end (default true). A caller that takes each run in
+   * `onCase` passes false: no run outlives its onCase then, and runCases returns none.
+   */
+  retain?: boolean;
   /**
    * Asked before each case: a reason not to run it (its era's round trip already failed), or undefined. The case
    * is recorded as not run for that reason (`CaseRun.notRun`) and costs no time.
@@ -156,8 +162,8 @@ function instantiate(
       durationMs: Math.round(performance.now() - t0),
       ...out,
     };
-    runs[index] = run;
-    plan.onCase?.(run);
+    if (plan.retain !== false) runs[index] = run;
+    plan.onCase?.(run, index);
   };
   const unobserved = (detail: string) => ({
     observation: { sent: params, asked: [], upstream: { kind: "broken" as const, detail } },

@@ -31,6 +31,17 @@ export function casesPassed(cell: Cell): string {
   return `${cell.cases.filter((k) => k.status === "pass").length} of ${n} case${n === 1 ? "" : "s"} passed`;
 }
 
+/**
+ * Where the reports find a case's evidence: transcripts in memory by path (as results.json names them), or a reader
+ * that loads one when it is needed (a run reads them back from its folder: none is kept in memory meanwhile).
+ */
+export type EvidenceSource = Record<string, Evidence> | ((path: string) => Evidence | undefined);
+
+export const evidenceReader = (source: EvidenceSource) =>
+  typeof source === "function"
+    ? source
+    : (path: string): Evidence | undefined => (Object.hasOwn(source, path) ? source[path] : undefined);
+
 /** CSS class for a status ("n/a" → "s-na"). */
 export function statusClass(status: string): string {
   return `s-${status.replace(/[^a-z-]/g, "")}`;
@@ -62,11 +73,8 @@ function stylesheet(): string {
  * are left out.
  */
 // Long: one template context: each field the page shows is built once, next to its escaping.
-export function renderHtml(
-  results: Results,
-  register: Register,
-  evidences: Record<string, Evidence>,
-): string {
+export function renderHtml(results: Results, register: Register, evidences: EvidenceSource): string {
+  const evidenceAt = evidenceReader(evidences);
   const rows = rowIndex(register);
   const eras = runEras(results);
   const byKey = new Map(results.cells.map((c) => [cellKey(c), c]));
@@ -103,7 +111,8 @@ export function renderHtml(
   );
   const embedded: Record<string, Evidence> = {};
   for (const path of [...referenced].sort()) {
-    if (Object.hasOwn(evidences, path)) embedded[path] = evidences[path]!;
+    const evidence = evidenceAt(path);
+    if (evidence) embedded[path] = evidence;
   }
 
   const matrixData = {

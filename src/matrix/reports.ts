@@ -1,11 +1,10 @@
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { InputError } from "../model/errors.ts";
-import type { Evidence } from "../model/evidence.ts";
 import type { Register } from "../model/register.ts";
 import type { Results } from "../model/results.ts";
 import { renderGithub } from "./github.ts";
-import { renderHtml } from "./html.ts";
+import { type EvidenceSource, renderHtml } from "./html.ts";
 import { renderJunit } from "./junit.ts";
 import { renderMarkdown, renderPrComment } from "./markdown.ts";
 
@@ -64,7 +63,7 @@ export function writeReports(
   dir: string,
   results: Results,
   register: Register,
-  evidences: Record<string, Evidence>,
+  evidences: EvidenceSource,
   reporters: readonly string[],
   io: ReportIo = {},
 ): string[] {

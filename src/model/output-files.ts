@@ -12,6 +12,14 @@ export function writeJsonFile(outDir: string, rel: string, value: unknown): stri
   return createHash("sha256").update(bytes).digest("hex");
 }
 
+/** Writes a text file under the run's output folder; returns the sha256 of its UTF-8 bytes. */
+export function writeTextFile(outDir: string, rel: string, text: string): string {
+  const file = join(outDir, rel);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, text);
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
 export function writeYamlFile(outDir: string, rel: string, value: unknown, header: string): void {
   const file = join(outDir, rel);
   mkdirSync(dirname(file), { recursive: true });

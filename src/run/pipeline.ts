@@ -1,15 +1,17 @@
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { fuzzTarget } from "../fuzz/differential.ts";
 import { type FuzzSummary, foldFuzz } from "../fuzz/results.ts";
-import { type CaseRun, runCases, sessionGroup } from "../harness/controller.ts";
+import { runCases, sessionGroup } from "../harness/controller.ts";
 import { preflightProfile } from "../harness/preflight.ts";
 import { buildCells, type JudgedCase, summarize } from "../judge/cells.ts";
-import { judgeRuns, ROUNDTRIP_ROW, roundTripFailed } from "../judge/judge-runs.ts";
+import { ROUNDTRIP_ROW } from "../judge/judge-runs.ts";
 import { applyBaseline } from "../matrix/baseline.ts";
+import type { EvidenceSource } from "../matrix/html.ts";
 import { writeReports } from "../matrix/reports.ts";
 import { EXIT } from "../model/errors.ts";
 import type { Evidence } from "../model/evidence.ts";
+import { evidenceBudgets } from "../model/evidence-budget.ts";
 import { PROJECT_ROOT } from "../model/load.ts";
 import type { Cell, Results } from "../model/results.ts";
 import { stableResults } from "../model/stable.ts";
@@ -17,11 +19,10 @@ import { DEFAULT_OUT, type RunConfig, toolInfo } from "./config.ts";
 import { liveRun } from "./live.ts";
 import { harnessCannotDrive, planRun, type RunPlan } from "./plan.ts";
 import type { RunEvent } from "./progress.ts";
-import { type EvidenceMeta, recordJudged } from "./record.ts";
+import type { EvidenceMeta } from "./record.ts";
 import {
   expectedCostMs,
   plannedCells,
-  runKey,
   type Shard,
   type ShardPlan,
   shardFuzzEras,
@@ -95,11 +96,20 @@ function planStage(config: RunConfig): { full: RunPlan; plan: ShardPlan } {
 }
 
 /**
- * Drives the relay through the plan's work, judging each case as it ends (progress events, --bail), then judges the
- * whole run: the judged runs this run reports, and the cases --bail kept from running.
+ * Drives the relay through the plan's work, judging each case once as it ends (progress events, --bail) and writing
+ * its evidence at once: what the run keeps of a case is its case results, never its observation or frames. Returns
+ * the case results this run reports (in plan order) and the cases --bail kept from running.
  */
-async function executeStage(config: RunConfig, plan: ShardPlan, outDir: string, hooks: RunHooks) {
+async function executeStage(
+  config: RunConfig,
+  full: RunPlan,
+  plan: ShardPlan,
+  outDir: string,
+  hooks: RunHooks,
+) {
   const { register, profile, seed } = config;
+  // Budgets come from the whole plan, so a shard writes each transcript as the unsharded run would.
+  const budget = evidenceBudgets(full.work);
   const live = liveRun({
     register,
     work: plan.work,
@@ -111,10 +121,11 @@ async function executeStage(config: RunConfig, plan: ShardPlan, outDir: string, 
     onEvent: hooks.onEvent,
     cwd: config.cwd,
     target: { answerer: profile.answerer.kind },
+    limits: (run) => ({ budget: budget(run.kase), maxFrameBytes: config.maxEvidenceFrameBytes }),
+    // A shard runs the round trip of every era it has work in, but reports it only where it was assigned.
+    prerequisiteOnly: plan.prerequisiteOnly,
   });
-  // Once an era's round trip has failed, its other cases are recorded as failed for that reason, not run one by one.
-  const roundtrips: CaseRun[] = [];
-  const runs = await runCases({
+  await runCases({
     profile,
     profileFile: config.targetFile,
     work: plan.work,
@@ -124,30 +135,21 @@ async function executeStage(config: RunConfig, plan: ShardPlan, outDir: string, 
     cost: (item) => expectedCostMs(item, profile),
     ownSession: (item) => waitsOnOwnSession(item, profile),
     maxFrameBytes: config.maxEvidenceFrameBytes,
-    onCase: (run) => {
-      if (run.kase.row === ROUNDTRIP_ROW) roundtrips.push(run);
-      live.onCase(run);
-    },
+    // Each run is judged, written and let go in onCase: none is kept to the end.
+    retain: false,
+    onCase: (run) => live.onCase(run),
+    // Once an era's round trip has failed, its other cases are recorded as failed for that reason, not run one by one.
     skip: (item) =>
       live.skip(item) ??
-      (hooks.exhaustive || item.kase.row === ROUNDTRIP_ROW
-        ? undefined
-        : roundTripFailed(register, roundtrips, item.era)),
+      (hooks.exhaustive || item.kase.row === ROUNDTRIP_ROW ? undefined : live.roundTripFailed(item.era)),
     ...(hooks.signal ? { signal: hooks.signal } : {}),
   });
-  const finished = live.finish(runs);
+  const finished = live.finish();
   if (finished.bailedAt)
     hooks.log?.(
       `mcpx-conform: --bail: stopped after ${finished.bailedAt} failed; the cases not run are skipped`,
     );
-  // A shard runs the round trip of every era it has work in, but reports it only where it was assigned.
-  const judged = judgeRuns(register, finished.runs, { answerer: profile.answerer.kind }).filter(
-    (j) => !plan.prerequisiteOnly.has(runKey(j.run.kase.row, j.run.kase.id, j.run.era)),
-  );
-  return {
-    judged,
-    skipped: finished.skipped.filter((s) => !plan.prerequisiteOnly.has(runKey(s.row, s.result.id, s.era))),
-  };
+  return { judgedCases: finished.judgedCases, skipped: finished.skipped };
 }
 
 /** Validation cases keep what they cover in results.json, so cells can be rebuilt from results alone (merge). */
@@ -190,13 +192,12 @@ export async function runPipeline(config: RunConfig, hooks: RunHooks = {}): Prom
     `mcpx-conform: ${plan.work.length} case runs against ${profile.name} in ${eras.length} era(s) (${eras.join(", ")})${slice}, ${sessions} relay session group(s), seed ${seed}`,
   );
   hooks.onEvent?.({ kind: "start", total: plan.work.length, target: profile.name, eras });
-  const executed = await executeStage(config, plan, outDir, hooks);
+  const executed = await executeStage(config, full, plan, outDir, hooks);
   const meta = evidenceMeta(config);
-  const recorded = recordJudged(executed.judged, outDir, meta, selectedRows);
   const fuzz = await fuzzStage(config, outDir, meta, log);
   const built = buildCells(
     register,
-    [...withCoverage(recorded.judgedCases), ...executed.skipped, ...plan.unrun, ...fuzz.judged],
+    [...withCoverage(executed.judgedCases), ...executed.skipped, ...plan.unrun, ...fuzz.judged],
     eras,
     selectedRows,
   );
@@ -214,7 +215,21 @@ export async function runPipeline(config: RunConfig, hooks: RunHooks = {}): Prom
     ...(fuzz.summaries ? { fuzz: fuzz.summaries } : {}),
   };
   const results = config.stable ? stableResults(timed) : timed;
-  return { ...writeOutcome(config, results, outDir, recorded.evidences), results, outDir };
+  return { ...writeOutcome(config, results, outDir, evidenceFromDisk(outDir)), results, outDir };
+}
+
+/**
+ * The evidence files of a run folder, read when a report needs one (matrix.html embeds what fits its budget), so no
+ * transcript stays in memory for the reports; a file that is missing or not JSON is none.
+ */
+export function evidenceFromDisk(outDir: string): (path: string) => Evidence | undefined {
+  return (path) => {
+    try {
+      return JSON.parse(readFileSync(join(outDir, path), "utf8")) as Evidence;
+    } catch {
+      return undefined;
+    }
+  };
 }
 
 /** Writes results.json and the reports, applies the baseline, and decides the exit code (run and merge). */
@@ -222,7 +237,7 @@ export function writeOutcome(
   config: Pick<RunConfig, "register" | "reporters" | "baseline">,
   results: Results,
   outDir: string,
-  evidences: Record<string, Evidence>,
+  evidences: EvidenceSource,
 ) {
   mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, "results.json"), `${JSON.stringify(results, null, 2)}\n`);

@@ -1,8 +1,10 @@
 import { join } from "node:path";
+import { DEFAULT_MAX_FRAME_BYTES } from "../harness/frames.ts";
 import { caseSide, type JudgedCase } from "../judge/cells.ts";
 import { evidenceFor, type JudgedRun } from "../judge/judge-runs.ts";
 import type { Evidence } from "../model/evidence.ts";
-import { writeJsonFile } from "../model/output-files.ts";
+import { EVIDENCE_FILE_MAX_BYTES, fitEvidence } from "../model/evidence-budget.ts";
+import { writeTextFile } from "../model/output-files.ts";
 import { stableEvidence } from "../model/stable.ts";
 import { officialSchemaOf } from "../model/wire-schema.ts";
 
@@ -30,26 +32,47 @@ export function evidenceToWrite(j: JudgedRun, meta: EvidenceMeta): Evidence {
 export const evidencePath = (row: string, id: string, era: string) =>
   join("evidence", row, `${id}@${era}.json`);
 
+/** How an evidence file is written: the file's size budget and the run's frame cap (src/model/evidence-budget.ts). */
+export interface EvidenceLimits {
+  budget: number;
+  maxFrameBytes: number;
+}
+
+/** Within the file bound and the default frame cap: what a caller that gives no limits gets. */
+export const DEFAULT_EVIDENCE_LIMITS: EvidenceLimits = {
+  budget: EVIDENCE_FILE_MAX_BYTES,
+  maxFrameBytes: DEFAULT_MAX_FRAME_BYTES,
+};
+
 /**
- * Writes each judged run's evidence and turns it into the case results of its cell, plus one result in every other
- * cell a finding of it counts toward (a validator finding on a delivered message), pointing at the same evidence.
+ * Writes a judged run's evidence (within its budget) and returns its path, sha256 and size in bytes. Once written, the
+ * run's observation and frames are needed no more: the caller keeps its case results only.
  */
-export function recordJudged(
-  judged: JudgedRun[],
+export function writeEvidence(
+  j: JudgedRun,
   outDir: string,
   meta: EvidenceMeta,
+  limits: EvidenceLimits = DEFAULT_EVIDENCE_LIMITS,
+): { rel: string; sha: string; bytes: number } {
+  const rel = evidencePath(j.run.kase.row, j.run.kase.id, j.run.era);
+  const fitted = fitEvidence(evidenceToWrite(j, meta), limits.budget, limits.maxFrameBytes);
+  return { rel, sha: writeTextFile(outDir, rel, fitted.text), bytes: fitted.bytes };
+}
+
+/**
+ * A judged run as case results: one in its own cell, plus one in every other cell a finding of it counts toward (a
+ * validator finding on a delivered message), pointing at the same evidence.
+ */
+export function caseResultsOf(
+  j: JudgedRun,
+  evidence: { rel: string; sha: string },
   selectedRows: Set<string> | undefined,
-): { judgedCases: JudgedCase[]; evidences: Record<string, Evidence> } {
-  const judgedCases: JudgedCase[] = [];
-  const evidences: Record<string, Evidence> = {};
-  for (const j of judged) {
-    const { kase, era } = j.run;
-    const rel = evidencePath(kase.row, kase.id, era);
-    const evidence = evidenceToWrite(j, meta);
-    evidences[rel] = evidence;
-    const sha = writeJsonFile(outDir, rel, evidence);
-    const { status, reason } = j.verdict;
-    judgedCases.push({
+): JudgedCase[] {
+  const { kase, era } = j.run;
+  const { rel, sha } = evidence;
+  const { status, reason } = j.verdict;
+  const out: JudgedCase[] = [
+    {
       row: kase.row,
       era,
       side: caseSide(j.row, kase.side),
@@ -64,19 +87,34 @@ export function recordJudged(
         ...(j.credited ? { checks: j.credited } : {}),
       },
       ...(j.covers ? { covers: j.covers } : {}),
-    });
-    for (const a of j.attributed) {
-      if (selectedRows && !selectedRows.has(a.row)) continue;
-      const result = {
-        id: `${kase.row}/${kase.id}`,
-        status: a.status,
-        reason: a.reason,
-        evidence: rel,
-        evidenceSha256: sha,
-        ...(a.checks ? { checks: a.checks } : {}),
-      };
-      judgedCases.push({ row: a.row, era, side: a.side, result });
-    }
+    },
+  ];
+  for (const a of j.attributed) {
+    if (selectedRows && !selectedRows.has(a.row)) continue;
+    const result = {
+      id: `${kase.row}/${kase.id}`,
+      status: a.status,
+      reason: a.reason,
+      evidence: rel,
+      evidenceSha256: sha,
+      ...(a.checks ? { checks: a.checks } : {}),
+    };
+    out.push({ row: a.row, era, side: a.side, result });
   }
-  return { judgedCases, evidences };
+  return out;
+}
+
+/** Writes each judged run's evidence and turns it into case results (caseResultsOf), in the order given. */
+export function recordJudged(
+  judged: JudgedRun[],
+  outDir: string,
+  meta: EvidenceMeta,
+  selectedRows: Set<string> | undefined,
+  limits: EvidenceLimits = DEFAULT_EVIDENCE_LIMITS,
+): { judgedCases: JudgedCase[] } {
+  return {
+    judgedCases: judged.flatMap((j) =>
+      caseResultsOf(j, writeEvidence(j, outDir, meta, limits), selectedRows),
+    ),
+  };
 }

@@ -1,13 +1,14 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { CaseRun } from "../../src/harness/controller.ts";
 import { type JudgedRun, judgeRuns, ROUNDTRIP_ROW } from "../../src/judge/judge-runs.ts";
+import type { CaseRun } from "../../src/model/case-run.ts";
 import type { Register } from "../../src/model/register.ts";
 import type { Era } from "../../src/protocol/eras.ts";
 import { LiveJudge, liveRun } from "../../src/run/live.ts";
 import type { RunEvent } from "../../src/run/progress.ts";
-import { caseRun } from "../helpers/case-run.ts";
+import { ANSWER, caseRun } from "../helpers/case-run.ts";
 import { tempDir } from "../helpers/cli.ts";
 
 const row = (id: string) => ({
@@ -54,6 +55,68 @@ describe("judging as the run goes", () => {
     expect(emitted.find((j) => j.run.kase.id === "c")!.verdict.status).toBe("fail");
   });
 
+  it("whatever order cases end in, each is emitted once with the verdict judgeRuns gives the whole run", () => {
+    const anyRun = fc.record({
+      row: fc.constantFrom(ROUNDTRIP_ROW, ROUNDTRIP_ROW, "sampling-must"),
+      era: fc.constantFrom(E, O),
+      ok: fc.boolean(),
+      notRun: fc.boolean(),
+    });
+    const plans = fc
+      .array(anyRun, { maxLength: 10 })
+      .map((xs) =>
+        xs.map((x, i) => {
+          const r = run(x.row, `${x.row}-${i}`, x.era, x.ok);
+          return x.notRun && x.row !== ROUNDTRIP_ROW ? { ...r, notRun: "its round trip failed" } : r;
+        }),
+      )
+      .chain((rs) =>
+        fc.tuple(fc.constant(rs), fc.shuffledSubarray(rs, { minLength: rs.length, maxLength: rs.length })),
+      );
+    fc.assert(
+      fc.property(plans, ([planned, ended]) => {
+        const emitted: JudgedRun[] = [];
+        const live = new LiveJudge(
+          register,
+          planned.map((r) => ({ kase: r.kase, era: r.era })),
+          (j) => emitted.push(j),
+        );
+        for (const r of ended) live.add(r);
+        live.flush();
+        expect(emitted.map(summary).sort()).toEqual(judgeRuns(register, planned).map(summary).sort());
+      }),
+      { numRuns: 300, seed: 5 },
+    );
+  });
+
+  it("keeps only the compact copy of a run it holds, and judges from the full one", () => {
+    const pad = "x".repeat(1024 * 1024);
+    const big = run("sampling-must", "big", E, true);
+    // The relay added 1 MiB to the result on its way up; the case's rule is about the result arriving unchanged.
+    const withPad: CaseRun = {
+      ...big,
+      expect: [{ outcome: "delivered", unchanged: ["/result"] }],
+      observation: {
+        ...big.observation,
+        upstream: { kind: "result", result: { ...ANSWER, _meta: { pad } } },
+      },
+    };
+    const emitted: JudgedRun[] = [];
+    const compact = (r: CaseRun): CaseRun => ({
+      ...r,
+      observation: { ...r.observation, upstream: { kind: "broken", detail: "compact" } },
+    });
+    const live = new LiveJudge(register, work, (j) => emitted.push(j), {}, compact);
+    live.add(withPad); // held: its era's round trip has not run
+    live.add(runs[1]!);
+    const judged = emitted.find((j) => j.run.kase.id === "big")!;
+    // Judged from the full observation (the answer differs from what the upstream got: the case fails) ...
+    expect(judged.verdict.status).toBe("fail");
+    expect(judged.verdict.reason).toMatch(/\(1048586 bytes of JSON\)/);
+    // ... and what was held and emitted is the compact copy.
+    expect(judged.run.observation.upstream).toEqual({ kind: "broken", detail: "compact" });
+  });
+
   it("flush judges what never got its round trip", () => {
     const emitted: JudgedRun[] = [];
     const live = new LiveJudge(register, work, (j) => emitted.push(j));
@@ -75,16 +138,18 @@ describe("judging as the run goes", () => {
       bail: true,
       onEvent: (e) => events.push(e),
     });
-    const seen: CaseRun[] = [];
     for (const r of [runs[1]!, runs[2]!, runs[3]!, runs[0]!, runs[4]!]) {
       const why = live.skip({ kase: r.kase, era: r.era });
-      const done = why ? { ...r, notRun: why } : r;
-      seen.push(done);
-      live.onCase(done);
+      live.onCase(why ? { ...r, notRun: why } : r);
     }
-    const finished = live.finish(seen);
+    const finished = live.finish();
     expect(finished.bailedAt).toBe("sampling-must/b@2025-11-25");
-    expect(finished.runs.map((r) => r.kase.id)).toEqual(["rt", "a", "b"]);
+    // The cases that ran, in plan order (not the order they ended in), each with its evidence.
+    expect(finished.judgedCases.map((j) => `${j.result.id}@${j.era} ${j.result.status}`)).toEqual([
+      "rt@2025-11-25 pass",
+      "a@2025-11-25 pass",
+      "b@2025-11-25 fail",
+    ]);
     expect(finished.skipped.map((s) => `${s.result.id}@${s.era} ${s.result.status}`)).toEqual([
       "rt@2024-11-05 skip",
       "c@2024-11-05 skip",
@@ -94,8 +159,10 @@ describe("judging as the run goes", () => {
     );
     const failing = events.find((e) => e.kind === "case" && e.status === "fail");
     expect(failing).toMatchObject({ id: "b", failsCell: true });
+    // Every case that ran has its evidence written as it is judged; the cases --bail kept from running have none.
     expect(existsSync(join(out, "evidence/sampling-must/b@2025-11-25.json"))).toBe(true);
-    expect(existsSync(join(out, "evidence/sampling-must/a@2025-11-25.json"))).toBe(false);
+    expect(existsSync(join(out, "evidence/sampling-must/a@2025-11-25.json"))).toBe(true);
+    expect(existsSync(join(out, "evidence/sampling-must/c@2024-11-05.json"))).toBe(false);
   });
 
   it("a baselined failure does not bail", () => {
