@@ -10,6 +10,7 @@ import { register as registerRelay } from "./relay.ts";
 import { register as registerRender } from "./render.ts";
 import { register as registerReplay } from "./replay.ts";
 import { register as registerRun } from "./run.ts";
+import { register as registerSite } from "./site.ts";
 import { register as registerValidate } from "./validate.ts";
 
 /** Sets the exit code of the running command. */
@@ -31,4 +32,5 @@ export function registerCommands(program: Command, setExit: SetExit, io: CliIo):
   registerInit(program, setExit, io);
   registerCompare(program, setExit, io);
   registerMerge(program, setExit, io);
+  registerSite(program, setExit, io);
 }
