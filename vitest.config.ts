@@ -1,9 +1,14 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * Two projects: `unit` (everything that needs only Node: unit, property and end-to-end tests against real relay
- * processes) and `browser` (matrix.html in Debian's chromium). `npm test` runs both; a machine without chromium
- * runs `npx vitest run --project unit` and stays green.
+ * Three projects, three lanes:
+ * - `unit`: the pure layers (validator, judge, model, protocol, matrix rendering, the plan and the scheduler's
+ *   inputs, the fuzz generators, the harness's pure parts) and the architecture rules. No relay process, no socket,
+ *   no CLI: `npm run test:unit`, well under a minute.
+ * - `e2e`: everything that starts a process or a socket: real relays (the reference relay, the broken, hostile and
+ *   foreign ones, the published ones), the CLI, the kill matrix, the package tarball.
+ * - `browser`: matrix.html and the report site in Debian's chromium.
+ * `npm test` runs all three.
  */
 const shared = {
   testTimeout: 60_000,
@@ -15,18 +20,50 @@ const shared = {
   globalSetup: ["test/setup/build.ts"],
 };
 
+const BROWSER = ["test/**/*.browser.test.ts"];
+
+/** The pure tests: by folder, and the harness's and run layer's files that start nothing. */
+export const UNIT = [
+  "test/architecture/**/*.test.ts",
+  "test/validator/!(cli).test.ts",
+  "test/judge/**/*.test.ts",
+  "test/model/compact.test.ts",
+  "test/model/evidence-budget.test.ts",
+  "test/model/kill-matrix.test.ts",
+  "test/model/stable.test.ts",
+  "test/model/wire-schema.test.ts",
+  "test/protocol/**/*.test.ts",
+  "test/matrix/compare.test.ts",
+  "test/matrix/fixtures.test.ts",
+  "test/matrix/fuzz-render.test.ts",
+  "test/matrix/github.test.ts",
+  "test/matrix/html.test.ts",
+  "test/matrix/junit.test.ts",
+  "test/matrix/markdown.test.ts",
+  "test/matrix/pr-comment.test.ts",
+  "test/matrix/register.test.ts",
+  "test/run/config.test.ts",
+  "test/run/plan.test.ts",
+  "test/run/progress.test.ts",
+  "test/run/shard.test.ts",
+  "test/fuzz/mutations.test.ts",
+  "test/fuzz/values.test.ts",
+  "test/harness/frames.test.ts",
+  "test/harness/line-splitter.test.ts",
+  "test/harness/mrtr.test.ts",
+  "test/harness/probe-call.test.ts",
+  "test/harness/redact.test.ts",
+  "test/harness/wire-tap.test.ts",
+  "test/harness/env.test.ts",
+  "test/harness/answers-schema.test.ts",
+];
+
 export default defineConfig({
   test: {
     projects: [
-      {
-        test: {
-          ...shared,
-          name: "unit",
-          include: ["test/**/*.test.ts"],
-          exclude: ["test/**/*.browser.test.ts"],
-        },
-      },
-      { test: { ...shared, name: "browser", include: ["test/**/*.browser.test.ts"] } },
+      { test: { ...shared, name: "unit", include: UNIT, exclude: BROWSER } },
+      { test: { ...shared, name: "e2e", include: ["test/**/*.test.ts"], exclude: [...UNIT, ...BROWSER] } },
+      { test: { ...shared, name: "browser", include: BROWSER } },
     ],
   },
 });
