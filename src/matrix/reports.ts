@@ -7,9 +7,10 @@ import { renderGithub } from "./github.ts";
 import { type EvidenceSource, renderHtml } from "./html.ts";
 import { renderJunit } from "./junit.ts";
 import { renderMarkdown, renderPrComment } from "./markdown.ts";
+import { renderMcpx } from "./mcpx.ts";
 
 /** Reporter names for `--reporter`. results.json is always written by the caller, so `json` is accepted and ignored. */
-export const REPORTERS = ["md", "pr-comment", "html", "junit", "github"] as const;
+export const REPORTERS = ["md", "pr-comment", "html", "junit", "github", "mcpx"] as const;
 export type ReporterName = (typeof REPORTERS)[number];
 
 /** What `run` writes when no `--reporter` is given. */
@@ -21,7 +22,10 @@ export const REPORT_FILES: Record<Exclude<ReporterName, "github">, string> = {
   "pr-comment": "pr-comment.md",
   html: "matrix.html",
   junit: "junit.xml",
+  // mcpx's own formats (src/matrix/mcpx.ts): its register's status cells, and its Gap entries beside them.
+  mcpx: "mcpx.md",
 };
+export const MCPX_GAPS_FILE = "mcpx-gaps.go.txt";
 
 /** Parses `md,html` (or a list of such) into reporter names; unknown names are an InputError (exit 2). */
 export function parseReporters(spec: string | readonly string[]): ReporterName[] {
@@ -89,6 +93,12 @@ export function writeReports(
       case "junit":
         write(REPORT_FILES.junit, renderJunit(results));
         break;
+      case "mcpx": {
+        const mcpx = renderMcpx(results, register, { linkBase: io.linkBase });
+        write(REPORT_FILES.mcpx, mcpx.register);
+        write(MCPX_GAPS_FILE, mcpx.gaps);
+        break;
+      }
       case "github": {
         const { summary, annotations } = renderGithub(results);
         const env = io.env ?? process.env;

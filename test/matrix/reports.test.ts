@@ -59,7 +59,7 @@ describe("writeReports", () => {
   });
 
   it("reporter names: a list, json accepted (the caller writes it), unknown names are an input error", () => {
-    expect(REPORTERS).toEqual(["md", "pr-comment", "html", "junit", "github"]);
+    expect(REPORTERS).toEqual(["md", "pr-comment", "html", "junit", "github", "mcpx"]);
     expect(parseReporters("md, json,junit,md")).toEqual(["md", "junit"]);
     expect(parseReporters(["html", "github"])).toEqual(["html", "github"]);
     expect(() => parseReporters("md,pdf")).toThrow(InputError);
