@@ -5,7 +5,7 @@ import { parse as parseYaml } from "yaml";
 import { goString, MCPX_ROWS, mcpxMark, renderMcpx, revsText } from "../../src/matrix/mcpx.ts";
 import { DEFAULT_REGISTER, loadRegister } from "../../src/model/load.ts";
 import type { Results } from "../../src/model/results.ts";
-import { cliInProcess, ROOT, tempDir } from "../helpers/cli.ts";
+import { ROOT } from "../helpers/cli.ts";
 import { FAIL_RESULTS, loadFixtureResults, XSS_IMG, XSS_SCRIPT } from "./helpers.ts";
 
 /**
@@ -116,18 +116,5 @@ describe("mcpx reporter: what the cells and entries say", () => {
     expect(md).not.toContain(XSS_IMG.slice(0, 20));
     expect(md).not.toContain("<b>relay</b>");
     for (const line of gaps.split("\n")) if (line) expect(line).toMatch(/^(\/\/|Gap\{)/);
-  });
-});
-
-describe("render --reporter mcpx", () => {
-  it("writes mcpx.md and mcpx-gaps.go.txt next to the other reports, as renderMcpx renders them", async () => {
-    const out = tempDir();
-    const run = await cliInProcess(["render", "--results", FAIL_RESULTS, "--reporter", "mcpx", "--out", out]);
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toContain("mcpx.md");
-    expect(run.stderr).toContain("mcpx-gaps.go.txt");
-    const expected = renderMcpx(fail, register);
-    expect(readFileSync(join(out, "mcpx.md"), "utf8")).toBe(expected.register);
-    expect(readFileSync(join(out, "mcpx-gaps.go.txt"), "utf8")).toBe(expected.gaps);
   });
 });
