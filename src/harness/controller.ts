@@ -146,7 +146,7 @@ function instantiate(
   runs: Array<CaseRun | undefined>,
 ) {
   const canary = canaryFor(kase.id, era, plan.seed, index);
-  const sequence = sequenceFor(kase, canary);
+  const sequence = sequenceFor(kase, canary, plan.maxFrameBytes);
   const params = sequence?.sequence.first[0]?.params ?? withCanary(kase.request, canary);
   const startedAt = new Date().toISOString();
   const t0 = performance.now();

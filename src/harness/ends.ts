@@ -32,8 +32,20 @@ export interface Sequence {
   first: Ask[];
   /** The requests of round `round + 1` from the outcomes of round `round`; undefined or empty ends the sequence. */
   next?(round: number, answered: Array<{ ask: Ask; outcome: UpstreamOutcome }>): Ask[] | undefined;
-  /** Where the upstream records each request it sent, with its outcome, in order. */
+  /** Where the upstream records each request it sent, with its outcome, in order (through recordEntry). */
   record: SequenceEntry[];
+  /**
+   * What is kept of the outcome of each request after the first (default: all of it), as soon as nothing needs more
+   * of it. The first request's outcome is the probe's, judged in full; the others are judged on what this leaves
+   * (src/judge/sequence.ts). Applying it twice changes nothing.
+   */
+  keptOutcome?(outcome: UpstreamOutcome): UpstreamOutcome;
+}
+
+/** Records one request of a sequence with its outcome: the first as it is, the others as the sequence keeps them. */
+export function recordEntry(sequence: Sequence, entry: SequenceEntry): void {
+  const keep = sequence.record.length > 0 ? sequence.keptOutcome : undefined;
+  sequence.record.push(keep ? { ...entry, outcome: keep(entry.outcome) } : entry);
 }
 
 export interface ArmedProbe extends Probe {

@@ -10,6 +10,7 @@ import {
   ClientEraRefused,
   type HarnessAnswerer,
   type HarnessUpstream,
+  recordEntry,
 } from "./ends.ts";
 import { JsonRpcPeer, type JsonRpcResponse, type LineChannel } from "./jsonrpc-peer.ts";
 import { findProbeTool, type ProbeTemplate, probeCall } from "./probe-call.ts";
@@ -301,7 +302,7 @@ export class ModernUpstream implements HarnessUpstream {
       return;
     }
     for (const ask of a.asks)
-      sequence.record.push({ round: a.round, key: ask.key, token: ask.token, sent: ask.params, outcome });
+      recordEntry(sequence, { round: a.round, key: ask.key, token: ask.token, sent: ask.params, outcome });
     a.probe.done(sequence.record[0]!.outcome);
   }
 
@@ -327,7 +328,7 @@ export class ModernUpstream implements HarnessUpstream {
     const sequence = a.probe.sequence!;
     const answered = asks.map((ask) => ({ ask, outcome: this.outcomeOf(responses, ask.key) }));
     for (const { ask, outcome } of answered)
-      sequence.record.push({ round: a.round, key: ask.key, token: ask.token, sent: ask.params, outcome });
+      recordEntry(sequence, { round: a.round, key: ask.key, token: ask.token, sent: ask.params, outcome });
     const next = performance.now() < a.deadline ? sequence.next?.(a.round, answered) : undefined;
     if (next && next.length > 0) {
       a.round++;

@@ -1,6 +1,8 @@
 import type { Case } from "../model/case.ts";
+import { compactValue } from "../model/compact.ts";
 import type { UpstreamOutcome } from "../model/evidence.ts";
 import type { AnswerFor, Ask, Sequence } from "./ends.ts";
+import { DEFAULT_MAX_FRAME_BYTES } from "./frames.ts";
 import { withCanary } from "./instantiate.ts";
 import { DEFAULT_INPUT_KEY } from "./mrtr.ts";
 
@@ -70,8 +72,25 @@ function loopStep(prev: Record<string, unknown>, outcome: UpstreamOutcome, n: nu
   };
 }
 
+/**
+ * What a burst, a chain of requests or a tool loop keeps of the outcome of each request after the first: the outcome
+ * compacted to `maxFrameBytes` (src/model/compact.ts), as its judge reads only the outcome's kind
+ * (src/judge/sequence.ts), so a relay that answers 48 requests at once with 10 MiB each costs the harness one of them,
+ * not all 48. The first outcome is the probe's, kept whole. An `mrtr.keys` case keeps every outcome whole: its judge
+ * finds each key's token in its answer (it has two or three keys).
+ */
+const compactOutcome =
+  (maxFrameBytes: number) =>
+  (outcome: UpstreamOutcome): UpstreamOutcome =>
+    compactValue(outcome, maxFrameBytes) as UpstreamOutcome;
+
 /** The sequence of a case, or undefined for a case with one request. */
-export function sequenceFor(kase: Case, canary: string): CaseSequence | undefined {
+export function sequenceFor(
+  kase: Case,
+  canary: string,
+  maxFrameBytes: number = DEFAULT_MAX_FRAME_BYTES,
+): CaseSequence | undefined {
+  const keptOutcome = compactOutcome(maxFrameBytes);
   const result = kase.answer.action === "accept" ? kase.answer.result : undefined;
   const ask = (key: string, tag: string, n: number, request: Record<string, unknown>): Ask => {
     const token = tokenOf(canary, tag, n);
@@ -89,7 +108,7 @@ export function sequenceFor(kase: Case, canary: string): CaseSequence | undefine
     const first = Array.from({ length: seq.burst }, (_, i) =>
       ask(`${DEFAULT_INPUT_KEY}-${i + 1}`, "b", i + 1, kase.request),
     );
-    return { sequence: { first, record }, answerFor: byToken(first, result) };
+    return { sequence: { first, record, keptOutcome }, answerFor: byToken(first, result) };
   }
   if (seq.after) {
     const all = [kase.request, ...seq.after].map((r, i) =>
@@ -97,7 +116,7 @@ export function sequenceFor(kase: Case, canary: string): CaseSequence | undefine
     );
     const next: Sequence["next"] = (round, answered) =>
       answered[0]?.outcome.kind === "result" && all[round + 1] ? [all[round + 1]!] : undefined;
-    return { sequence: { first: [all[0]!], next, record }, answerFor: byToken(all, result) };
+    return { sequence: { first: [all[0]!], next, record, keptOutcome }, answerFor: byToken(all, result) };
   }
   const rounds = seq.loop!;
   const first = [
@@ -119,5 +138,5 @@ export function sequenceFor(kase: Case, canary: string): CaseSequence | undefine
   // Round n's request carries n − 1 tool results: its answer is the case's result under round n's token.
   const answerFor: AnswerFor = (params) =>
     result ? withCanary(result, tokenOf(canary, "r", toolRounds(params) + 1)) : undefined;
-  return { sequence: { first, next, record }, answerFor };
+  return { sequence: { first, next, record, keptOutcome }, answerFor };
 }

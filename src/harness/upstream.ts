@@ -1,6 +1,6 @@
 import type { UpstreamOutcome } from "../model/evidence.ts";
 import type { Era } from "../protocol/eras.ts";
-import type { ArmedProbe, Ask, Sequence } from "./ends.ts";
+import { type ArmedProbe, type Ask, recordEntry, type Sequence } from "./ends.ts";
 import { JsonRpcPeer, type LineChannel, PeerClosedError, PeerTimeoutError } from "./jsonrpc-peer.ts";
 
 export const PROBE_TOOL = "conformance_probe";
@@ -180,15 +180,22 @@ export class ScriptedUpstream {
   ): Promise<UpstreamOutcome> {
     let asks: Ask[] | undefined = sequence.first;
     for (let round = 0; asks && asks.length > 0; round++) {
+      const many = asks.length > 1;
       const outcomes: UpstreamOutcome[] = await Promise.all(
-        asks.map((a) => this.sample(peer, a.params, deadline - performance.now(), deadlineMs)),
+        asks.map((a, i) =>
+          this.sample(peer, a.params, deadline - performance.now(), deadlineMs).then((o) =>
+            // Of a round of several (a burst), each outcome but the probe's is kept as the sequence keeps it as soon
+            // as it comes, not once the whole round is in; a round of one is the next round's input first.
+            many && (round > 0 || i > 0) && sequence.keptOutcome ? sequence.keptOutcome(o) : o,
+          ),
+        ),
       );
       const answered: Array<{ ask: Ask; outcome: UpstreamOutcome }> = asks.map((ask, i) => ({
         ask,
         outcome: outcomes[i]!,
       }));
       for (const { ask, outcome } of answered)
-        sequence.record.push({ round, key: ask.key, token: ask.token, sent: ask.params, outcome });
+        recordEntry(sequence, { round, key: ask.key, token: ask.token, sent: ask.params, outcome });
       if (performance.now() >= deadline) break;
       asks = sequence.next?.(round, answered);
     }

@@ -17,6 +17,7 @@ import type { Cell, Results } from "../model/results.ts";
 import { stableResults } from "../model/stable.ts";
 import { DEFAULT_OUT, type RunConfig, toolInfo } from "./config.ts";
 import { liveRun } from "./live.ts";
+import { collectAfterCase } from "./memory.ts";
 import { harnessCannotDrive, planRun, type RunPlan } from "./plan.ts";
 import type { RunEvent } from "./progress.ts";
 import type { EvidenceMeta } from "./record.ts";
@@ -137,7 +138,10 @@ async function executeStage(
     maxFrameBytes: config.maxEvidenceFrameBytes,
     // Each run is judged, written and let go in onCase: none is kept to the end.
     retain: false,
-    onCase: (run) => live.onCase(run),
+    onCase: (run) => {
+      live.onCase(run);
+      collectAfterCase();
+    },
     // Once an era's round trip has failed, its other cases are recorded as failed for that reason, not run one by one.
     skip: (item) =>
       live.skip(item) ??
