@@ -5,14 +5,14 @@ import { buildCells, type JudgedCase, summarize } from "../judge/cells.ts";
 import type { Baseline } from "../matrix/baseline.ts";
 import type { ReporterName } from "../matrix/reports.ts";
 import { InputError } from "../model/errors.ts";
-import { type Evidence, EvidenceSchema } from "../model/evidence.ts";
+import { EvidenceSchema } from "../model/evidence.ts";
 import { loadDataFile } from "../model/load.ts";
 import type { Register } from "../model/register.ts";
 import { type Results, ResultsSchema } from "../model/results.ts";
 import { stableResults } from "../model/stable.ts";
 import { ERAS } from "../protocol/eras.ts";
 import { DEFAULT_OUT } from "./config.ts";
-import { type RunOutcome, writeOutcome } from "./pipeline.ts";
+import { evidenceFromDisk, type RunOutcome, writeOutcome } from "./pipeline.ts";
 
 export interface MergeConfig {
   /** Shard output folders (each holds results.json and evidence/), or their results.json files. */
@@ -107,7 +107,8 @@ export function mergeShards(config: MergeConfig): RunOutcome {
   const startedAt = shards.map((s) => s.results.startedAt ?? "").sort()[0]!;
   const outDir = resolve(cwd, config.out ?? DEFAULT_OUT);
   const judged: JudgedCase[] = [];
-  const evidences: Record<string, Evidence> = {};
+  // Each transcript is checked as it is copied, then let go: the reports read them back from the folder.
+  const copied = new Set<string>();
   const rows = new Set<string>();
   for (const shard of shards) {
     for (const cell of shard.results.cells) {
@@ -120,9 +121,10 @@ export function mergeShards(config: MergeConfig): RunOutcome {
           result: c,
           ...(c.covers ? { covers: c.covers } : {}),
         });
-        if (!c.evidence || Object.hasOwn(evidences, c.evidence)) continue;
+        if (!c.evidence || copied.has(c.evidence)) continue;
         copyInto(shard, c.evidence, outDir, c.evidenceSha256);
-        evidences[c.evidence] = loadDataFile(join(outDir, c.evidence), EvidenceSchema);
+        loadDataFile(join(outDir, c.evidence), EvidenceSchema);
+        copied.add(c.evidence);
       }
     }
     for (const f of shard.results.fuzz ?? []) {
@@ -149,5 +151,5 @@ export function mergeShards(config: MergeConfig): RunOutcome {
   };
   // Stable shards (run --shard --stable; all or none, checkShards) merge into stable results: no times.
   const results = first.stable ? stableResults(merged) : merged;
-  return { ...writeOutcome(config, results, outDir, evidences), results, outDir };
+  return { ...writeOutcome(config, results, outDir, evidenceFromDisk(outDir)), results, outDir };
 }

@@ -363,6 +363,31 @@ describe("matrix.html in chromium", () => {
     await page.close();
   });
 
+  it("over its size budget: the page says how many transcripts it embeds, a case without one links its file", async () => {
+    const { results, evidences } = fixture("fail");
+    const bare = Buffer.byteLength(renderHtml(results, register, {}));
+    // Room for a few transcripts only: the failing cases' come first, the error cell's is left out.
+    const html = renderHtml(results, register, evidences, bare + 16 * 1024);
+    expect(Buffer.byteLength(html)).toBeLessThanOrEqual(bare + 16 * 1024);
+    const { page, watch } = await open(html, "budget.html");
+    const note = page.locator("#embedded-note");
+    expect(await note.isVisible()).toBe(true);
+    expect(await note.textContent()).toMatch(
+      /^\d+ of 22 transcripts are embedded in this page \(the worst cases first\); the other \d+ are not, to keep matrix\.html within/,
+    );
+    const errorCell = results.cells.find((c) => c.status === "error")!;
+    await page.click(`button.cell[data-cell="${errorCell.row}|${errorCell.era}|${errorCell.side}"]`);
+    const detail = page.locator("#v-case");
+    expect(await detail.textContent()).toContain(
+      "This transcript is not embedded in the page (matrix.html keeps within its size budget): open its file, linked above.",
+    );
+    const link = detail.locator("a").first();
+    expect(await link.getAttribute("href")).toBe(errorCell.cases[0]!.evidence);
+    expect(await page.locator("table.transcript").count()).toBe(0);
+    expect(watch.problems).toEqual([]);
+    await page.close();
+  });
+
   it("screenshots at 1400 px and 800 px (MCPX_CONFORM_SCREENSHOTS=DIR writes them there, e.g. docs/)", async () => {
     // A real relay's committed matrix, with a failing case open in the viewer.
     const resultsFile = join(ROOT, "matrix/targets/supergateway-stdio-sse/results.json");

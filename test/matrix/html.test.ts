@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { jsonForScript } from "../../src/matrix/escape.ts";
-import { renderHtml } from "../../src/matrix/html.ts";
+import { evidenceView, renderHtml } from "../../src/matrix/html.ts";
+import { EvidenceSchema } from "../../src/model/evidence.ts";
 import type { Results } from "../../src/model/results.ts";
 import { fixture, loadFixtureRegister, XSS_BREAKOUT, XSS_IMG, XSS_SCRIPT } from "./helpers.ts";
 
@@ -39,7 +40,7 @@ describe("renderHtml (matrix.html), statically", () => {
     expect(markup).not.toMatch(/\son[a-z]+=/i); // no inline event handlers
   });
 
-  it("embeds exactly the referenced evidence as JSON that cannot close its script element", () => {
+  it("embeds what the viewer shows of each referenced transcript, as JSON that cannot close its script element", () => {
     const data = scripts(html).filter((s) => s.attrs.includes("application/json"));
     expect(data.map((s) => s.attrs.trim())).toEqual([
       'type="application/json" id="matrix-data"',
@@ -51,7 +52,10 @@ describe("renderHtml (matrix.html), statically", () => {
       expect(s.body).not.toContain(">");
     }
     const embedded = JSON.parse(data[1]!.body);
-    expect(embedded).toEqual(JSON.parse(JSON.stringify(evidences)));
+    const views = Object.fromEntries(Object.entries(evidences).map(([path, e]) => [path, evidenceView(e)]));
+    expect(embedded).toEqual(JSON.parse(JSON.stringify(views)));
+    // Every transcript fits: the page says nothing about leaving any out.
+    expect(html).not.toContain('id="embedded-note"');
     expect(JSON.stringify(embedded)).toContain(XSS_BREAKOUT);
     const matrix = JSON.parse(data[0]!.body);
     expect(Object.keys(matrix.cells)).toHaveLength(results.cells.length);
@@ -128,5 +132,70 @@ describe("renderHtml (matrix.html), statically", () => {
       '{"a":"\\u003c/script\\u003e\\u003c!-- \\u0026 \\u2028"}',
     );
     expect(JSON.parse(jsonForScript({ a: "</script>" }))).toEqual({ a: "</script>" });
+  });
+});
+
+describe("matrix.html keeps within its size budget (5 MB)", () => {
+  const { results, evidences } = fixture("fail");
+  const embeddedOf = (page: string) =>
+    JSON.parse(scripts(page).find((s) => s.attrs.includes('id="evidence"'))!.body) as Record<string, unknown>;
+  const bytes = (text: string) => Buffer.byteLength(text, "utf8");
+  const full = renderHtml(results, register, evidences);
+  const bare = renderHtml(results, register, {});
+
+  it("embeds the worst cases' transcripts first while they fit, says how many it left out, and stays within", () => {
+    const paths = Object.keys(evidences);
+    // Room for about half of the transcripts.
+    const budget = Math.floor((bytes(full) + bytes(bare)) / 2) + 1024;
+    const page = renderHtml(results, register, evidences, budget);
+    expect(bytes(page)).toBeLessThanOrEqual(budget);
+    const embedded = Object.keys(embeddedOf(page));
+    expect(embedded.length).toBeGreaterThan(0);
+    expect(embedded.length).toBeLessThan(paths.length);
+    const note = /<p class="note" id="embedded-note">([^<]*)<\/p>/.exec(page)?.[1];
+    const mb = (budget / (1024 * 1024)).toFixed(1);
+    expect(note).toBe(
+      `${embedded.length} of ${paths.length} transcripts are embedded in this page (the worst cases first); the other ${paths.length - embedded.length} are not, to keep matrix.html within ${mb} MB: a case without one links its file under evidence/.`,
+    );
+    // Worst first: the fixture has 19 failing cases' transcripts and room for about half of all 22, so only those.
+    const statusOf = new Map<string, string>();
+    for (const c of results.cells)
+      for (const k of c.cases) if (k.evidence) statusOf.set(k.evidence, k.status);
+    expect(paths.filter((p) => statusOf.get(p) === "fail").length).toBeGreaterThan(embedded.length);
+    for (const p of embedded) expect(statusOf.get(p), p).toBe("fail");
+    // Each case still names its transcript's file (the viewer links it, embedded or not).
+    const data = JSON.parse(scripts(page).find((s) => s.attrs.includes('id="matrix-data"'))!.body);
+    const linked = Object.values(
+      data.cells as Record<string, { cases: Array<{ evidence?: string }> }>,
+    ).flatMap((c) => c.cases.map((k) => k.evidence));
+    for (const p of paths) expect(linked).toContain(p);
+  });
+
+  it("with no room for any transcript, embeds none and says so; the page itself still renders", () => {
+    const page = renderHtml(results, register, evidences, bytes(bare) + 1100);
+    expect(embeddedOf(page)).toEqual({});
+    expect(page).toMatch(/<p class="note" id="embedded-note">0 of \d+ transcripts are embedded/);
+  });
+
+  it("reads each transcript only when its turn comes (a reader, not a map held in memory)", () => {
+    const asked: string[] = [];
+    const page = renderHtml(results, register, (path) => {
+      asked.push(path);
+      return evidences[path];
+    });
+    expect(page).toBe(full);
+    expect(new Set(asked).size).toBe(asked.length);
+  });
+
+  it("a transcript cut for its own budget says so in the viewer's data", () => {
+    const [path, e] = Object.entries(evidences)[0]!;
+    const cut = EvidenceSchema.parse({
+      ...e,
+      budget: { bytes: 65536, frameBytes: 1024, note: "this transcript was over its size budget" },
+    });
+    const page = renderHtml(results, register, { ...evidences, [path]: cut });
+    expect(embeddedOf(page)[path]).toMatchObject({
+      budget: { note: "this transcript was over its size budget" },
+    });
   });
 });

@@ -238,10 +238,11 @@
    * (src/judge/case.ts): the model downstream and, on review targets, each request shown to the reviewer.
    */
   function askedText(obs) {
-    const asked = Array.isArray(obs.asked) ? obs.asked.length : 0;
+    // The page embeds counts (asked, reviewed); a whole transcript has the lists.
+    const asked = Array.isArray(obs.asked) ? obs.asked.length : Number(obs.asked) || 0;
     const reviews = Array.isArray(obs.reviews)
       ? obs.reviews.filter((r) => r && r.stage === "request").length
-      : 0;
+      : Number(obs.reviewed) || 0;
     const n = asked + reviews;
     return n > 0 ? `the answerer was asked (${n}×)` : "the answerer was never asked";
   }
@@ -271,7 +272,14 @@
       );
     }
     if (!ev) {
-      parts.push(h("p", { class: "muted", text: "No transcript is embedded for this case." }));
+      parts.push(
+        h("p", {
+          class: "muted",
+          text: result.evidence
+            ? "This transcript is not embedded in the page (matrix.html keeps within its size budget): open its file, linked above."
+            : "No transcript is embedded for this case.",
+        }),
+      );
       return parts;
     }
     parts.push(
@@ -289,6 +297,9 @@
         ` — ${text(ev.verdict.reason)}`,
       ),
     );
+    // A transcript over its size budget says what was cut (src/model/evidence-budget.ts).
+    if (ev.budget && typeof ev.budget.note === "string")
+      parts.push(h("p", { class: "note", text: `Transcript cut: ${ev.budget.note}` }));
     const checks = Array.isArray(ev.verdict.checks) ? ev.verdict.checks : [];
     if (checks.length > 0) {
       parts.push(
