@@ -1,7 +1,9 @@
+import { DEFAULT_MAX_FRAME_BYTES } from "../harness/frames.ts";
 import type { JudgedCase } from "../judge/cells.ts";
 import type { Case } from "../model/case.ts";
 import type { Evidence } from "../model/evidence.ts";
-import { writeJsonFile, writeYamlFile } from "../model/output-files.ts";
+import { EVIDENCE_FILE_MAX_BYTES, fitEvidence } from "../model/evidence-budget.ts";
+import { writeTextFile, writeYamlFile } from "../model/output-files.ts";
 import { type CellSide, type Register, rowSeverity } from "../model/register.ts";
 import type { Results } from "../model/results.ts";
 import { stableEvidence } from "../model/stable.ts";
@@ -45,6 +47,8 @@ export function foldFuzz(
     seed: number;
     stable?: boolean;
   },
+  /** The run's frame cap (a counterexample's transcript is within EVIDENCE_FILE_MAX_BYTES like any other). */
+  maxFrameBytes: number = DEFAULT_MAX_FRAME_BYTES,
 ): { summaries: FuzzSummary[]; judged: JudgedCase[] } {
   const rows = new Map(register.rows.map((r) => [r.id, r]));
   const summaries: FuzzSummary[] = [];
@@ -103,7 +107,8 @@ export function foldFuzz(
       verdict: { status, reason, checks: cx.verdict.checks },
     };
     const rel = `evidence/fuzz/${id}.json`;
-    const sha = writeJsonFile(outDir, rel, meta.stable ? stableEvidence(evidence) : evidence);
+    const written = meta.stable ? stableEvidence(evidence) : evidence;
+    const sha = writeTextFile(outDir, rel, fitEvidence(written, EVIDENCE_FILE_MAX_BYTES, maxFrameBytes).text);
     const caseFile = `fuzz/counterexamples/${cx.row}/${id}.yaml`;
     writeYamlFile(
       outDir,

@@ -80,7 +80,7 @@ async function fuzzStage(config: RunConfig, outDir: string, meta: EvidenceMeta, 
   log(`mcpx-conform: differential fuzzing, ${runs} exchanges per era (${eras.join(", ")}), seed ${seed}`);
   const maxFrameBytes = config.maxEvidenceFrameBytes;
   const reports = await fuzzTarget({ profile, profileFile: targetFile, eras, runs, seed, maxFrameBytes });
-  const folded = foldFuzz(reports, config.register, outDir, meta);
+  const folded = foldFuzz(reports, config.register, outDir, meta, maxFrameBytes);
   for (const f of folded.summaries)
     log(`${f.status === "pass" ? "✓" : f.status === "warn" ? "!" : "✗"} fuzz @${f.era}: ${f.reason}`);
   const judged = folded.judged.filter((j) => !config.selectedRows || config.selectedRows.has(j.row));
