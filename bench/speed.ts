@@ -8,8 +8,7 @@
  *   (stdio), and in one process (InMemoryTransport); the harness's own cost per exchange, as ratios;
  * - fuzz: differential exchanges per second against a spawned stdio reference relay (one session start included).
  */
-import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -28,6 +27,8 @@ import { type Era, isModernEra } from "../src/protocol/eras.ts";
 import { resolveRunConfig } from "../src/run/config.ts";
 import { planRun } from "../src/run/plan.ts";
 import { unavoidableWaitMs, waitsOnOwnSession } from "../src/run/shard.ts";
+import { folderBytes } from "./memory.ts";
+import { measuredRun } from "./peak-rss.ts";
 
 const ERA: Era = "2025-11-25";
 const REFERENCE = join(PROJECT_ROOT, "targets/reference.yaml");
@@ -96,31 +97,42 @@ export interface RunFigures {
   floorMs: number;
   waitFloorMs: number;
   relayStartMs: number;
+  /** The highest peak resident memory of the runs (the harness process alone). */
+  peakRssBytes: number;
+  /** What the run wrote: matrix.html and the evidence folder, in bytes. */
+  htmlBytes: number;
+  evidenceBytes: number;
 }
 
-/** Wall ms of `npx mcpx-conform run` as a user types it (every case, every era, the default target), in a process. */
-function defaultRunMs(out: string): Promise<number> {
-  const t0 = performance.now();
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [join(PROJECT_ROOT, "bin/mcpx-conform.js"), "run", "--quiet", "--seed", "1", "--out", out],
-      { timeout: 300_000 },
-      (error) => (error ? reject(error) : resolve(performance.now() - t0)),
-    );
-  });
+/**
+ * `npx mcpx-conform run` as a user types it (every case, every era, the default target), in a process: its wall ms and
+ * its peak resident memory (bench/peak-rss.ts).
+ */
+async function defaultRun(out: string): Promise<{ ms: number; peakRssBytes: number }> {
+  const r = await measuredRun(["run", "--quiet", "--seed", "1", "--out", out], { timeoutMs: 300_000 });
+  if (r.code !== 0) throw new Error(`the default run exited ${r.code ?? r.signal}: ${r.stderr}`);
+  return { ms: r.wallMs, peakRssBytes: r.peakRssBytes };
 }
 
 async function benchRun(control: ControlServer): Promise<RunFigures> {
   const startMs = await relayStartMs(control);
   const walls: number[] = [];
+  const peaks: number[] = [];
   const tmp = makeTempDir("mcpx-conform-bench-");
   const out = join(tmp, "run");
   let caseRuns = 0;
+  let htmlBytes = 0;
+  let evidenceBytes = 0;
   try {
-    for (let i = 0; i < RUN_REPEATS; i++) walls.push(await defaultRunMs(out));
+    for (let i = 0; i < RUN_REPEATS; i++) {
+      const r = await defaultRun(out);
+      walls.push(r.ms);
+      peaks.push(r.peakRssBytes);
+    }
     const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
     caseRuns = results.cells.reduce((n: number, c: { cases: unknown[] }) => n + c.cases.length, 0);
+    htmlBytes = statSync(join(out, "matrix.html")).size;
+    evidenceBytes = folderBytes(join(out, "evidence"));
   } finally {
     removeTempDir(tmp);
   }
@@ -136,6 +148,9 @@ async function benchRun(control: ControlServer): Promise<RunFigures> {
     floorMs: waits + startMs,
     waitFloorMs: waits,
     relayStartMs: startMs,
+    peakRssBytes: Math.max(...peaks),
+    htmlBytes,
+    evidenceBytes,
   };
 }
 
@@ -293,6 +308,7 @@ export function speedLines(f: SpeedFigures): string[] {
     `speed — node ${process.version}, ${defaultConcurrency()} lanes by default (this machine)`,
     `  ${"measure".padEnd(76)}${"figure".padStart(14)}   against`,
     `  ${`npx mcpx-conform run: ${run.target}, ${run.eras.length} eras (${run.caseRuns} case runs, concurrency ${run.concurrency}, median of ${RUN_REPEATS})`.padEnd(76)}${s(run.wallMs).padStart(14)}   floor ${s(run.floorMs)} (${(run.wallMs / run.floorMs).toFixed(2)}×): waits ${s(run.waitFloorMs)} on the busiest session + one relay start-up ${s(run.relayStartMs)}`,
+    `  ${"  its peak RSS (harness process) and what it wrote".padEnd(76)}${`${(run.peakRssBytes / 1048576).toFixed(0)} MB`.padStart(14)}   matrix.html ${(run.htmlBytes / 1048576).toFixed(1)} MB (bound 5 MB), evidence ${(run.evidenceBytes / 1048576).toFixed(1)} MB`,
     `  ${`one exchange, harness + pass-through relay (median of ${exchange.samples})`.padEnd(76)}${`${exchange.harnessMs.toFixed(2)} ms`.padStart(14)}   raw SDK client↔server on stdio ${exchange.rawSdkStdioMs.toFixed(2)} ms (${exchange.stdioRatio.toFixed(1)}×); in one process ${exchange.rawSdkMs.toFixed(3)} ms (${exchange.ratio.toFixed(1)}×)`,
     `  ${`fuzz, reference relay, ${ERA} (${fuzz.runs} exchanges, median of ${fuzz.repeats})`.padEnd(76)}${`${fuzz.exchangesPerSecond.toFixed(0)} /s`.padStart(14)}   one relay start included`,
   ];
