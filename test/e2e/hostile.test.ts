@@ -6,6 +6,7 @@ import { stringify } from "yaml";
 import { worstCaseMs } from "../../src/harness/controller.ts";
 import { DEFAULT_MAX_FRAME_BYTES } from "../../src/harness/frames.ts";
 import { KILL_GRACE_MS } from "../../src/harness/processes.ts";
+import { compactedOf } from "../../src/model/compact.ts";
 import { type Evidence, EvidenceSchema } from "../../src/model/evidence.ts";
 import { loadCases, loadRegister, loadTarget } from "../../src/model/load.ts";
 import { type Results, ResultsSchema } from "../../src/model/results.ts";
@@ -253,17 +254,23 @@ const ZOO: Array<{
     status: "pass",
     reason: /./,
     also(run) {
-      // The evidence keeps the beginning of the 10 MB frame and its true size; the judge saw all of it.
+      // The evidence keeps the beginning of the 10 MB frame, its true size and sha256; the judge saw all of it (the
+      // round trip passed on the whole result), and the observation keeps the padding as head, size and sha256.
       const e = roundtripEvidence(run);
       const big = e.frames.filter((f) => f.truncated);
       expect(big).toHaveLength(1);
       expect(big[0]).toMatchObject({ end: "upstream", dir: "from-relay", truncated: true });
-      expect(big[0]!.raw).toHaveLength(DEFAULT_MAX_FRAME_BYTES);
+      // At most the cap in UTF-8 bytes, cut before a character the cap falls in.
+      expect(Buffer.byteLength(big[0]!.raw!)).toBeLessThanOrEqual(DEFAULT_MAX_FRAME_BYTES);
+      expect(Buffer.byteLength(big[0]!.raw!)).toBeGreaterThan(DEFAULT_MAX_FRAME_BYTES - 4);
       expect(big[0]!.message).toBeUndefined();
       expect(big[0]!.size).toBeGreaterThan(10 * 1024 * 1024);
+      expect(big[0]!.sha256).toMatch(/^[0-9a-f]{64}$/);
       const upstream = e.observation.upstream as { kind: string; result: { _meta: Record<string, string> } };
       expect(upstream.kind).toBe("result");
-      expect(upstream.result._meta["example.com/padding"]).toHaveLength(10 * 1024 * 1024);
+      expect(compactedOf(upstream.result._meta["example.com/padding"]!)).toMatchObject({
+        bytes: 10 * 1024 * 1024,
+      });
     },
   },
   {
