@@ -35,8 +35,25 @@ export function utf8Head(text: string, maxBytes: number): string {
   return bytes.subarray(0, cut).toString("utf8");
 }
 
-/** sha256 (hex) of a text's UTF-8 bytes. */
-export const sha256Hex = (text: string): string => createHash("sha256").update(text, "utf8").digest("hex");
+/** How many UTF-16 units of a long text are hashed at a time (see sha256Hex). */
+const HASH_CHUNK = 64 * 1024;
+
+/**
+ * sha256 (hex) of a text's UTF-8 bytes. A long text is fed in slices (never between the two halves of a surrogate
+ * pair, so the bytes are those of the whole): Node encodes what it hashes into a native buffer of three bytes per
+ * unit, and 30 MiB buffers for every 10 MiB frame would leave the process's native heap fragmented and large.
+ */
+export function sha256Hex(text: string): string {
+  const hash = createHash("sha256");
+  for (let start = 0; start < text.length; ) {
+    let end = Math.min(text.length, start + HASH_CHUNK);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    hash.update(text.slice(start, end), "utf8");
+    start = end;
+  }
+  return hash.digest("hex");
+}
 
 /** Whether a string is over `maxBytes` in UTF-8 (counting its bytes only when its length cannot tell). */
 export function overBytes(text: string, maxBytes: number): number | undefined {

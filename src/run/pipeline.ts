@@ -17,7 +17,7 @@ import type { Cell, Results } from "../model/results.ts";
 import { stableResults } from "../model/stable.ts";
 import { DEFAULT_OUT, type RunConfig, toolInfo } from "./config.ts";
 import { liveRun } from "./live.ts";
-import { collectAfterCase } from "./memory.ts";
+import { watchMemory } from "./memory.ts";
 import { harnessCannotDrive, planRun, type RunPlan } from "./plan.ts";
 import type { RunEvent } from "./progress.ts";
 import type { EvidenceMeta } from "./record.ts";
@@ -126,28 +126,34 @@ async function executeStage(
     // A shard runs the round trip of every era it has work in, but reports it only where it was assigned.
     prerequisiteOnly: plan.prerequisiteOnly,
   });
-  await runCases({
-    profile,
-    profileFile: config.targetFile,
-    work: plan.work,
-    seed,
-    concurrency: config.concurrency,
-    prerequisite: (item) => item.kase.row === ROUNDTRIP_ROW,
-    cost: (item) => expectedCostMs(item, profile),
-    ownSession: (item) => waitsOnOwnSession(item, profile),
-    maxFrameBytes: config.maxEvidenceFrameBytes,
-    // Each run is judged, written and let go in onCase: none is kept to the end.
-    retain: false,
-    onCase: (run) => {
-      live.onCase(run);
-      collectAfterCase();
-    },
-    // Once an era's round trip has failed, its other cases are recorded as failed for that reason, not run one by one.
-    skip: (item) =>
-      live.skip(item) ??
-      (hooks.exhaustive || item.kase.row === ROUNDTRIP_ROW ? undefined : live.roundTripFailed(item.era)),
-    ...(hooks.signal ? { signal: hooks.signal } : {}),
-  });
+  // A relay's oversized frames leave garbage that V8 would let pile up: the run collects it once memory is high.
+  const memory = watchMemory();
+  try {
+    await runCases({
+      profile,
+      profileFile: config.targetFile,
+      work: plan.work,
+      seed,
+      concurrency: config.concurrency,
+      prerequisite: (item) => item.kase.row === ROUNDTRIP_ROW,
+      cost: (item) => expectedCostMs(item, profile),
+      ownSession: (item) => waitsOnOwnSession(item, profile),
+      maxFrameBytes: config.maxEvidenceFrameBytes,
+      // Each run is judged, written and let go in onCase: none is kept to the end.
+      retain: false,
+      onCase: (run) => {
+        live.onCase(run);
+        memory.afterCase();
+      },
+      // Once an era's round trip has failed, its other cases are recorded as failed for that reason, not run one by one.
+      skip: (item) =>
+        live.skip(item) ??
+        (hooks.exhaustive || item.kase.row === ROUNDTRIP_ROW ? undefined : live.roundTripFailed(item.era)),
+      ...(hooks.signal ? { signal: hooks.signal } : {}),
+    });
+  } finally {
+    memory.stop();
+  }
   const finished = live.finish();
   if (finished.bailedAt)
     hooks.log?.(

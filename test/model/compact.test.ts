@@ -5,6 +5,7 @@ import {
   compactedOf,
   compactMarker,
   compactValue,
+  sha256Hex,
   utf8Head,
 } from "../../src/model/compact.ts";
 
@@ -52,6 +53,19 @@ describe("compactValue: long strings become head + true size + sha256", () => {
     const head = out.slice(0, out.indexOf("…["));
     expect(Buffer.byteLength(head, "utf8")).toBeLessThanOrEqual(100);
     expect(head).toBe("€".repeat(33));
+  });
+});
+
+describe("sha256Hex", () => {
+  it("is the sha256 of the whole text's UTF-8 bytes, however long, whatever sits at its slices' edges", () => {
+    for (const text of [
+      "",
+      "abc",
+      MIB10,
+      `${"x".repeat(64 * 1024 - 1)}😀${"y".repeat(70_000)}`, // a surrogate pair across the first slice's edge
+      "é€😀".repeat(100_000),
+    ])
+      expect(sha256Hex(text)).toBe(sha(text));
   });
 });
 
