@@ -107,6 +107,7 @@ async function executeStage(
   plan: ShardPlan,
   outDir: string,
   hooks: RunHooks,
+  afterCase: () => void,
 ) {
   const { register, profile, seed } = config;
   // Budgets come from the whole plan, so a shard writes each transcript as the unsharded run would.
@@ -126,34 +127,28 @@ async function executeStage(
     // A shard runs the round trip of every era it has work in, but reports it only where it was assigned.
     prerequisiteOnly: plan.prerequisiteOnly,
   });
-  // A relay's oversized frames leave garbage that V8 would let pile up: the run collects it once memory is high.
-  const memory = watchMemory();
-  try {
-    await runCases({
-      profile,
-      profileFile: config.targetFile,
-      work: plan.work,
-      seed,
-      concurrency: config.concurrency,
-      prerequisite: (item) => item.kase.row === ROUNDTRIP_ROW,
-      cost: (item) => expectedCostMs(item, profile),
-      ownSession: (item) => waitsOnOwnSession(item, profile),
-      maxFrameBytes: config.maxEvidenceFrameBytes,
-      // Each run is judged, written and let go in onCase: none is kept to the end.
-      retain: false,
-      onCase: (run) => {
-        live.onCase(run);
-        memory.afterCase();
-      },
-      // Once an era's round trip has failed, its other cases are recorded as failed for that reason, not run one by one.
-      skip: (item) =>
-        live.skip(item) ??
-        (hooks.exhaustive || item.kase.row === ROUNDTRIP_ROW ? undefined : live.roundTripFailed(item.era)),
-      ...(hooks.signal ? { signal: hooks.signal } : {}),
-    });
-  } finally {
-    memory.stop();
-  }
+  await runCases({
+    profile,
+    profileFile: config.targetFile,
+    work: plan.work,
+    seed,
+    concurrency: config.concurrency,
+    prerequisite: (item) => item.kase.row === ROUNDTRIP_ROW,
+    cost: (item) => expectedCostMs(item, profile),
+    ownSession: (item) => waitsOnOwnSession(item, profile),
+    maxFrameBytes: config.maxEvidenceFrameBytes,
+    // Each run is judged, written and let go in onCase: none is kept to the end.
+    retain: false,
+    onCase: (run) => {
+      live.onCase(run);
+      afterCase();
+    },
+    // Once an era's round trip has failed, its other cases are recorded as failed for that reason, not run one by one.
+    skip: (item) =>
+      live.skip(item) ??
+      (hooks.exhaustive || item.kase.row === ROUNDTRIP_ROW ? undefined : live.roundTripFailed(item.era)),
+    ...(hooks.signal ? { signal: hooks.signal } : {}),
+  });
   const finished = live.finish();
   if (finished.bailedAt)
     hooks.log?.(
@@ -202,9 +197,17 @@ export async function runPipeline(config: RunConfig, hooks: RunHooks = {}): Prom
     `mcpx-conform: ${plan.work.length} case runs against ${profile.name} in ${eras.length} era(s) (${eras.join(", ")})${slice}, ${sessions} relay session group(s), seed ${seed}`,
   );
   hooks.onEvent?.({ kind: "start", total: plan.work.length, target: profile.name, eras });
-  const executed = await executeStage(config, full, plan, outDir, hooks);
   const meta = evidenceMeta(config);
-  const fuzz = await fuzzStage(config, outDir, meta, log);
+  // A relay's oversized frames leave garbage that V8 would let pile up: the run collects it once its heap is high.
+  const memory = watchMemory();
+  let executed: Awaited<ReturnType<typeof executeStage>>;
+  let fuzz: Awaited<ReturnType<typeof fuzzStage>>;
+  try {
+    executed = await executeStage(config, full, plan, outDir, hooks, memory.afterCase);
+    fuzz = await fuzzStage(config, outDir, meta, log);
+  } finally {
+    memory.stop();
+  }
   const built = buildCells(
     register,
     [...withCoverage(executed.judgedCases), ...executed.skipped, ...plan.unrun, ...fuzz.judged],
