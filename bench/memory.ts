@@ -3,8 +3,8 @@
  * for `run --era 2025-11-25 --fuzz N` against the reference relay, at N = 1,000 and N = 10,000 generated exchanges
  * (with the era's cases: each run is one case run), and what 1,000 more case runs cost. Before #21 a session's
  * recorder kept every frame of every exchange: 10,000 fuzz exchanges peaked at 1095 MB. Bound: 512 MB. What is left
- * of the growth is V8's: its heap grows to about 150 MB between full collections, while what is live after one stays
- * at about 35 MB from the first thousand exchanges to the last (node --trace-gc).
+ * of the growth is the heap reaching the 128 MB at which the run collects (src/run/memory.ts), while what is live
+ * after a full collection stays at about 35 MB from the first thousand exchanges to the last (node --trace-gc).
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
