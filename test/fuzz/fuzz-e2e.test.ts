@@ -37,7 +37,7 @@ describe("mcpx-conform run --fuzz", () => {
     const [fb] = results(broken).fuzz!;
     expect(fb).toMatchObject({ era: "2025-11-25", seed: 1, status: "fail" });
     expect(fb!.reason).toMatch(
-      /the result the upstream received differs from the one the answerer sent at \/model/i,
+      /the result the upstream received differs from the one the answerer sent: \/model changed/i,
     );
     expect(fb!.caseFile).toMatch(/^fuzz\/counterexamples\/sampling-relay-content-unchanged\//);
     const saved = parse(readFileSync(join(broken, fb!.caseFile!), "utf8"));

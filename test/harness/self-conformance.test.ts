@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { FrameRecorder } from "../../src/harness/frames.ts";
 import { RelaySession, type SessionOptions } from "../../src/harness/session.ts";
 import { run } from "../../src/index.ts";
 import type { Frame } from "../../src/model/evidence.ts";
@@ -182,6 +183,8 @@ const relayFindings: string[] = [];
 beforeAll(async () => {
   const sessions: Array<{ options: SessionOptions; session: RelaySession }> = [];
   const open = RelaySession.open.bind(RelaySession);
+  // Every frame of every session is read at the end: the recorder lets none go while this runs.
+  const keep = vi.spyOn(FrameRecorder.prototype, "release").mockImplementation(() => {});
   const spy = vi.spyOn(RelaySession, "open").mockImplementation(async (options) => {
     const session = await open(options);
     sessions.push({ options, session });
@@ -207,6 +210,7 @@ beforeAll(async () => {
     );
   } finally {
     spy.mockRestore();
+    keep.mockRestore();
   }
   for (const { options, session } of sessions) {
     const eras = { upstream: options.era, downstream: options.downstreamEra ?? options.era };

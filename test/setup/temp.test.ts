@@ -19,7 +19,7 @@ describe("a test file leaves no temporary folder behind", () => {
     try {
       const run = spawnSync(
         process.execPath,
-        [join(ROOT, "node_modules/vitest/vitest.mjs"), "run", "--project", "unit", file],
+        [join(ROOT, "node_modules/vitest/vitest.mjs"), "run", "--project", "e2e", file],
         { cwd: ROOT, env: { ...process.env, TMPDIR: sandbox }, encoding: "utf8", timeout: 120_000 },
       );
       expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
