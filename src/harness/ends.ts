@@ -71,6 +71,12 @@ export interface HarnessUpstream {
    * the relay to come back (2026-07-28: a retry) decides within `graceMs`. Legacy upstreams have no such wait.
    */
   settle?(graceMs: number, caseKey: string, within?: string): void;
+  /**
+   * The settle time of a case is over and its outcome has not come: if the upstream still awaits that case's retry
+   * (it was settled), no retry came, and the upstream decides so now instead of on its own timer. False when it
+   * awaits nothing for the case (the relay never called the probe, or the input request never went out).
+   */
+  expireSettled?(caseKey: string): boolean;
   /** 2026-07-28: the requestState the upstream sent for this case's input_required, while it awaits the retry. */
   requestStateOf?(caseKey: string): string | undefined;
 }

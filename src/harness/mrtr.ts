@@ -72,6 +72,8 @@ interface Awaiting {
   round: number;
   /** The answerer's call has ended (settle): from then on, no retry is the relay withholding the input. */
   settled?: boolean;
+  /** What expiring after the settle says (how long the upstream waited). */
+  expiry?: string;
   /** performance.now() when the input_required went out (how long the harness waited, for a timeout). */
   since: number;
 }
@@ -143,14 +145,21 @@ export class ModernUpstream implements HarnessUpstream {
 
   settle(graceMs: number, caseKey: string, within = `within ${graceMs} ms`): void {
     const a = this.awaiting.get(caseKey);
-    if (a) a.settled = true;
-    if (!a || a.deadline - performance.now() <= graceMs) return;
+    if (!a) return;
+    a.settled = true;
+    a.expiry = `no retry: the downstream's call ended and no retry came ${within}`;
+    if (a.deadline - performance.now() <= graceMs) return;
     clearTimeout(a.timer);
     a.deadline = performance.now() + graceMs;
-    a.timer = setTimeout(
-      () => this.expire(a, `no retry: the downstream's call ended and no retry came ${within}`),
-      graceMs,
-    );
+    a.timer = setTimeout(() => this.expire(a, a.expiry!), graceMs);
+  }
+
+  expireSettled(caseKey: string): boolean {
+    const a = this.awaiting.get(caseKey);
+    if (!a?.settled) return false;
+    clearTimeout(a.timer);
+    this.expire(a, a.expiry ?? "no retry: the downstream's call ended and no retry came");
+    return true;
   }
 
   private noteMeta(params: unknown): void {

@@ -516,6 +516,9 @@ export class RelaySession {
     upstream.settle?.(graceMs, caseKey, settle.within);
     const late = await within(outcomeP, graceMs + OUTCOME_GRACE_MS);
     if (late) return late;
+    // The settle time is over: an upstream still awaiting the retry decides now (not on a timer that a loaded event
+    // loop may run after this one), so a retry that never came is read as withheld, never as a broken exchange.
+    if (upstream.expireSettled?.(caseKey)) return outcomeP;
     upstream.disarm(caseKey);
     const how = describeCallEnd(call);
     return {
