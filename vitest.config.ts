@@ -59,6 +59,8 @@ export const UNIT = [
   "test/harness/wire-tap.test.ts",
   "test/harness/env.test.ts",
   "test/harness/answers-schema.test.ts",
+  "test/harness/scheduler.test.ts",
+  "test/harness/bound.test.ts",
 ];
 
 export default defineConfig({

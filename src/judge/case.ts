@@ -72,7 +72,7 @@ export function expirySlackMs(answerTimeoutMs: number): number {
   return Math.max(1000, Math.round(answerTimeoutMs / 2));
 }
 
-/** A check the judge records: its id is one of the catalogue's (src/judge/checks.ts). */
+/** A check the judge records: its id is one of the catalogue's (src/model/checks.ts). */
 export type JudgeCheck = Check & { id: CheckId };
 
 /** Whether a failed check decides the verdict (must), lowers it to warn (advisory), or is only recorded (info). */

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { defaultConcurrency } from "../harness/controller.ts";
 import { DEFAULT_MAX_FRAME_BYTES } from "../harness/frames.ts";
+import { defaultConcurrency } from "../harness/harness-plan.ts";
 import { type Baseline, BaselineSchema } from "../matrix/baseline.ts";
 import { DEFAULT_REPORTERS, parseReporters, type ReporterName } from "../matrix/reports.ts";
 import { caseMatches } from "../matrix/tracking.ts";

@@ -1,4 +1,5 @@
 import { multiSessionNotApplicable } from "../harness/isolation.ts";
+import type { WorkItem } from "../harness/scheduler.ts";
 import { caseSide, type JudgedCase } from "../judge/cells.ts";
 import { ROUNDTRIP_ROW } from "../judge/judge-runs.ts";
 import { brokerWithoutModel } from "../model/broker.ts";
@@ -11,10 +12,7 @@ import { type Era, isModernEra } from "../protocol/eras.ts";
 export const REVIEW_DELEGATED =
   "delegated to the downstream client; no review surface exercised (the case needs a person at the relay's review surface: a target with answerer.kind: review)";
 
-export interface WorkItem {
-  kase: LoadedCase;
-  era: Era;
-}
+export type { WorkItem };
 
 export interface RunPlan {
   /** What the harness runs, round-trip cases first in every era (every other verdict of the era depends on them). */

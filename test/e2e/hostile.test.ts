@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "nod
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { worstCaseMs } from "../../src/harness/controller.ts";
+import { worstCaseMs } from "../../src/harness/budget.ts";
 import { DEFAULT_MAX_FRAME_BYTES } from "../../src/harness/frames.ts";
 import { KILL_GRACE_MS } from "../../src/harness/processes.ts";
 import { compactedOf } from "../../src/model/compact.ts";

@@ -4,9 +4,9 @@ import {
   MAX_SPLITS,
   MAX_STARTS_PER_GROUP,
   RUN_OVERHEAD_MS,
-  sessionGroup,
   worstCaseMs,
-} from "../../src/harness/controller.ts";
+} from "../../src/harness/budget.ts";
+import { sessionGroup } from "../../src/harness/case-instance.ts";
 import { KILL_GRACE_MS } from "../../src/harness/processes.ts";
 import { loadCases, loadRegister, loadTarget } from "../../src/model/load.ts";
 import { planRun } from "../../src/run/plan.ts";

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCases, sessionGroup } from "../../src/harness/controller.ts";
+import { sessionGroup } from "../../src/harness/case-instance.ts";
+import { runCases } from "../../src/harness/controller.ts";
 import { SPLIT_AFTER_MS } from "../../src/harness/waits.ts";
 import { judgeRuns } from "../../src/judge/judge-runs.ts";
 import { loadCases, loadRegister, loadTarget } from "../../src/model/load.ts";

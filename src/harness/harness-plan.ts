@@ -1,0 +1,49 @@
+import { availableParallelism } from "node:os";
+import type { CaseRun } from "../model/case-run.ts";
+import type { LoadedCase } from "../model/load.ts";
+import type { TargetProfile } from "../model/target.ts";
+import type { Era } from "../protocol/eras.ts";
+
+/** What runCases (controller.ts) is given: the target, the cases in their eras, and the hooks of the run. */
+export interface HarnessPlan {
+  profile: TargetProfile;
+  profileFile?: string;
+  /** Cases with the eras each runs in, in order; cases sharing an era and capabilities share a relay session. */
+  work: Array<{ kase: LoadedCase; era: Era }>;
+  seed: number;
+  /** Each case as it is recorded, with its index in `work`. */
+  onCase?: (run: CaseRun, index: number) => void;
+  /**
+   * Whether runCases keeps every run to return them at the end (default true). A caller that takes each run in
+   * `onCase` passes false: no run outlives its onCase then, and runCases returns none.
+   */
+  retain?: boolean;
+  /**
+   * Asked before each case: a reason not to run it (its era's round trip already failed), or undefined. The case
+   * is recorded as not run for that reason (`CaseRun.notRun`) and costs no time.
+   */
+  skip?: (item: { kase: LoadedCase; era: Era }) => string | undefined;
+  /** Aborting stops the run: the case running is abandoned (its relay reaped), the rest are recorded as not run. */
+  signal?: AbortSignal;
+  /** How many session groups (or two-session cases) run at the same time; default 1 (one after another). */
+  concurrency?: number;
+  /**
+   * The era's prerequisite cases (the round trip): each era's other cases start only once every one of these has
+   * ended, so the skip hook can act on its verdict. Plans put them first in their era.
+   */
+  prerequisite?: (item: { kase: LoadedCase; era: Era }) => boolean;
+  /**
+   * The expected ms of a case (it only orders the work: units whose longest case is longest start first, so the
+   * longest waits overlap with the rest instead of trailing it).
+   */
+  cost?: (item: { kase: LoadedCase; era: Era }) => number;
+  /** Cases that get a relay session of their own instead of their group's (a long deliberate wait). */
+  ownSession?: (item: { kase: LoadedCase; era: Era }) => boolean;
+  /** The most bytes of one frame the evidence keeps (default DEFAULT_MAX_FRAME_BYTES, src/harness/frames.ts). */
+  maxFrameBytes?: number;
+}
+
+/** A run's lanes: `--concurrency` when given, else the machine's parallelism, at least 2. */
+export function defaultConcurrency(): number {
+  return Math.max(2, availableParallelism());
+}
