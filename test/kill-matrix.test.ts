@@ -10,8 +10,8 @@
  *
  * Cost: one harness run per relay and era group, two at a time (the machine has 2 cores). Each relay runs only the
  * rows its kill-matrix entry names, per era; each reference relay runs every era and row the relays judged
- * against it run (the full reference run is the end-to-end test's). Measured on a 2-core machine: about 2 to 2.5
- * minutes of wall-clock time for ~35 relays; the beforeAll budget is 6 minutes.
+ * against it run (the full reference run is the end-to-end test's). Measured on a 2-core machine: about 6 minutes
+ * of wall-clock time for the 86 targets of matrix/kill-matrix.yaml; the beforeAll budget is 10 minutes.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -175,7 +175,7 @@ describe("kill matrix: every broken relay is caught where it must be, and only t
     console.info(
       `kill matrix: ${jobs.length} harness runs in ${(wallMs / 1000).toFixed(1)} s (concurrency ${CONCURRENCY})\n${lines.join("\n")}`,
     );
-  }, 360_000);
+  }, 600_000);
 
   it("lists every broken relay profile under targets/broken/, each exactly once", () => {
     const profiles = readdirSync(join(ROOT, "targets/broken"))
