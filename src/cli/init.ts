@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
+import { ROUNDTRIP_ROW } from "../model/case-key.ts";
 import { InputError } from "../model/errors.ts";
 import { loadTarget, PROJECT_ROOT } from "../model/load.ts";
 import { resolveRunConfig } from "../run/config.ts";
@@ -19,7 +20,6 @@ import type { CliIo } from "./io.ts";
 const TRANSPORTS = ["stdio", "streamable-http", "sse"] as const;
 type Transport = (typeof TRANSPORTS)[number];
 const SMOKE_ERA = "2025-11-25";
-const ROUNDTRIP = "sampling-relay-roundtrip";
 
 interface InitOptions {
   out: string;
@@ -135,17 +135,17 @@ async function smokeCheck(file: string, io: CliIo): Promise<number> {
   const config = resolveRunConfig({
     target: file,
     era: SMOKE_ERA,
-    rows: ROUNDTRIP,
+    rows: ROUNDTRIP_ROW,
     out,
     reporter: "json",
     quiet: true,
     cwd: io.cwd,
   });
   const outcome = await runPipeline(config);
-  const cell = outcome.results.cells.find((c) => c.row === ROUNDTRIP);
+  const cell = outcome.results.cells.find((c) => c.row === ROUNDTRIP_ROW);
   const reason = cell?.cases[0]?.reason ?? "no round trip ran";
   io.stderr(
-    `smoke check (${ROUNDTRIP} @${SMOKE_ERA}): ${cell?.status ?? "not-run"} — ${reason}\n` +
+    `smoke check (${ROUNDTRIP_ROW} @${SMOKE_ERA}): ${cell?.status ?? "not-run"} — ${reason}\n` +
       (cell?.status === "pass"
         ? `next: npx mcpx-conform run --target ${relative(io.cwd, file) || file}\n`
         : `evidence: ${relative(io.cwd, outcome.outDir)}\n`),

@@ -2,8 +2,9 @@ import { existsSync } from "node:fs";
 import { basename, dirname, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { runCases } from "../harness/controller.ts";
-import { evidenceFor, type JudgedRun, judgeRuns, ROUNDTRIP_ROW } from "../judge/judge-runs.ts";
+import { evidenceFor, type JudgedRun, judgeRuns } from "../judge/judge-runs.ts";
 import { CaseSchema } from "../model/case.ts";
+import { ROUNDTRIP_ROW } from "../model/case-key.ts";
 import { InputError } from "../model/errors.ts";
 import { EvidenceSchema } from "../model/evidence.ts";
 import {

@@ -1,4 +1,5 @@
 import { setMaxListeners } from "node:events";
+import { caseKey } from "../model/case-key.ts";
 import type { CaseRun } from "../model/case-run.ts";
 import { MAX_SPLITS } from "./budget.ts";
 import { answererCapabilities, type CaseInstance, instantiate, sessionGroup } from "./case-instance.ts";
@@ -213,7 +214,7 @@ async function runItem(
       era,
       capabilities: answererCapabilities(kase),
       control,
-      caseKey: `${kase.row}/${kase.id}@${era}`,
+      caseKey: caseKey(kase, era),
       params: c.params,
       canary: c.canary,
       answer: c.answer,

@@ -1,3 +1,4 @@
+import { caseKey } from "../model/case-key.ts";
 import type { LoadedCase } from "../model/load.ts";
 import type { Era } from "../protocol/eras.ts";
 
@@ -328,6 +329,6 @@ export class Scheduler<S extends UnitSession = UnitSession> {
   }
 
   private illegal(event: string, unit: Unit<S>, item: WorkItem): string {
-    return `scheduler: ${event} for ${item.kase.row}/${item.kase.id}@${item.era}, but its unit is ${unit.state} at case ${unit.next}`;
+    return `scheduler: ${event} for ${caseKey(item.kase, item.era)}, but its unit is ${unit.state} at case ${unit.next}`;
   }
 }

@@ -1,3 +1,4 @@
+import { caseKey } from "../model/case-key.ts";
 import type { TargetProfile } from "../model/target.ts";
 import type { CaseInstance } from "./case-instance.ts";
 import { type GroupSession, NOT_RETRIED, type Shared } from "./group-session.ts";
@@ -45,7 +46,7 @@ export async function runInSession(
   }
   const review = kase.review ? withCanary(kase.review, c.canary) : undefined;
   const input = {
-    caseKey: `${kase.row}/${kase.id}@${era}`,
+    caseKey: caseKey(kase, era),
     params: c.params,
     answer: c.answer,
     ...(review ? { review } : {}),

@@ -1,4 +1,5 @@
 import type { Expectation } from "../model/case.ts";
+import { ROUNDTRIP_ROW } from "../model/case-key.ts";
 import type { CheckId } from "../model/checks.ts";
 import type { Check, Frame, Observation, UpstreamOutcome } from "../model/evidence.ts";
 import type { Severity } from "../model/register.ts";
@@ -643,7 +644,7 @@ function validityChecks(input: JudgeInput): JudgeCheck[] {
       const own =
         !input.cell ||
         (input.cell.row === counts.row && input.cell.side === counts.side) ||
-        input.cell.row === ROUNDTRIP;
+        input.cell.row === ROUNDTRIP_ROW;
       checks.push({
         id: `valid-${channel}-delivered`,
         ok: false,
@@ -667,8 +668,6 @@ function validityChecks(input: JudgeInput): JudgeCheck[] {
   }
   return checks;
 }
-
-const ROUNDTRIP = "sampling-relay-roundtrip";
 
 /** The row each 2026-07-28 retry check counts toward (the relay as the upstream's client). */
 const MRTR_ROWS: Record<MrtrWireCheck["id"], string> = {

@@ -1,3 +1,4 @@
+import { ROUNDTRIP_ROW } from "../model/case-key.ts";
 import type { CaseRun } from "../model/case-run.ts";
 import { type CheckId, CREDITED_CHECKS } from "../model/checks.ts";
 import type { Check, Evidence } from "../model/evidence.ts";
@@ -15,7 +16,7 @@ import type { SequenceInput } from "./sequence.ts";
 const ADAPTS_ROW = "sampling-relay-adapts-to-downstream-era";
 
 /** The row whose cases prove, per era, that the relay relays sampling at all. */
-export const ROUNDTRIP_ROW = "sampling-relay-roundtrip";
+export { ROUNDTRIP_ROW };
 
 export interface JudgedRun {
   run: CaseRun;

@@ -58,10 +58,6 @@ const ExtraChecks = {
   /** JSON pointers that must be absent from every request the answerer received (e.g. "/tools"). */
   askedWithout: z.array(z.string().regex(/^(\/[^/]*)+$/, "a JSON pointer such as /tools")).optional(),
   /**
-   * JSON pointers into the client capabilities the relay declared to the upstream (legacy: at initialize;
-   * 2026-07-28: in the request's _meta), each mapped to whether it must be present.
-   */
-  /**
    * The review surface (or broker) must have shown these stages, each with the server's name, the system prompt and
    * every message's text; a request with the full request and an answer skeleton the reference validator accepts, a
    * response with the model's response (src/judge/review-shown.ts). Review and broker targets only.
@@ -76,6 +72,10 @@ const ExtraChecks = {
   modelGotEdit: z.boolean().optional(),
   /** Whether the model downstream (the MCP client) must have been asked at all (e.g. not after a denial). */
   modelAsked: z.boolean().optional(),
+  /**
+   * JSON pointers into the client capabilities the relay declared to the upstream (legacy: at initialize;
+   * 2026-07-28: in the request's _meta), each mapped to whether it must be present.
+   */
   declaredUpstream: z
     .record(z.string().regex(/^(\/[^/]*)+$/, "a JSON pointer such as /sampling/tools"), z.boolean())
     .optional(),

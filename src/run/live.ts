@@ -14,6 +14,7 @@ import {
   withEraPrerequisite,
 } from "../judge/judge-runs.ts";
 import { type Baseline, entryMatches, isExpired, todayUtc } from "../matrix/baseline.ts";
+import { caseKey } from "../model/case-key.ts";
 import type { CaseRun } from "../model/case-run.ts";
 import { compactValue } from "../model/compact.ts";
 import type { CellSide, Register } from "../model/register.ts";
@@ -28,8 +29,6 @@ import {
   evidencePath,
   writeEvidence,
 } from "./record.ts";
-
-const keyOf = (kase: { row: string; id: string }, era: string) => `${kase.row}/${kase.id}@${era}`;
 
 /** Round-trip verdicts as they come, read in plan order (whatever order their cases ended in). */
 class PlannedVerdicts {
@@ -73,7 +72,7 @@ export class LiveJudge {
     private readonly compact: (run: CaseRun) => CaseRun = (run) => run,
   ) {
     this.rows = rowIndexOf(register);
-    this.planIndex = new Map(work.map((w, i) => [keyOf(w.kase, w.era), i]));
+    this.planIndex = new Map(work.map((w, i) => [caseKey(w.kase, w.era), i]));
     for (const w of work)
       if (w.kase.row === ROUNDTRIP_ROW)
         this.roundtripsDue.set(w.era, (this.roundtripsDue.get(w.era) ?? 0) + 1);
@@ -99,7 +98,7 @@ export class LiveJudge {
       return j;
     }
     const verdicts = this.roundtrips.get(era) ?? new PlannedVerdicts();
-    verdicts.add(this.planIndex.get(keyOf(run.kase, era)) ?? Number.MAX_SAFE_INTEGER, roundTripVerdict(j));
+    verdicts.add(this.planIndex.get(caseKey(run.kase, era)) ?? Number.MAX_SAFE_INTEGER, roundTripVerdict(j));
     this.roundtrips.set(era, verdicts);
     this.emit(j);
     if (!this.ready(era)) return j;
@@ -152,7 +151,7 @@ export function liveRun(o: LiveOptions) {
   const baselined = (cell: { row: string; era: Era; side: CellSide }) =>
     (o.baseline?.expectedFailures ?? []).some((e) => entryMatches(e, cell) && !isExpired(e, today));
   const limits = o.limits ?? (() => DEFAULT_EVIDENCE_LIMITS);
-  const planIndex = new Map(o.work.map((w, i) => [keyOf(w.kase, w.era), i]));
+  const planIndex = new Map(o.work.map((w, i) => [caseKey(w.kase, w.era), i]));
   const recorded: Array<{ index: number; cases: JudgedCase[] }> = [];
   const bailSkips: Array<{ index: number; cases: JudgedCase[] }> = [];
   /** Round-trip verdicts as the skip hook reads them: judged without the target, bail-skipped ones included. */
@@ -162,7 +161,7 @@ export function liveRun(o: LiveOptions) {
   const bailSkipped = new Set<string>();
   const onJudged = (j: JudgedRun) => {
     const { kase, era } = j.run;
-    const key = keyOf(kase, era);
+    const key = caseKey(kase, era);
     const side = caseSide(j.row, kase.side);
     const fails =
       (j.verdict.status === "fail" && !baselined({ row: kase.row, era, side })) ||
@@ -196,7 +195,7 @@ export function liveRun(o: LiveOptions) {
   const judge = new LiveJudge(o.register, o.work, onJudged, o.target, compact);
   return {
     onCase(run: CaseRun): void {
-      const key = keyOf(run.kase, run.era);
+      const key = caseKey(run.kase, run.era);
       const skipped = bailSkipped.has(key);
       const own = skipped ? undefined : judge.add(run);
       if (run.kase.row === ROUNDTRIP_ROW) {
@@ -217,7 +216,7 @@ export function liveRun(o: LiveOptions) {
     /** Asked before each case: --bail's reason not to start it, once a cell has failed. */
     skip(item: WorkItem): string | undefined {
       if (!bailedAt) return undefined;
-      bailSkipped.add(keyOf(item.kase, item.era));
+      bailSkipped.add(caseKey(item.kase, item.era));
       return `not run: --bail stopped the run after ${bailedAt} failed`;
     },
     /** Asked before each case of an era: why it need not run (the era's round trip failed), or undefined. */

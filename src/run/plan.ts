@@ -1,8 +1,8 @@
 import { multiSessionNotApplicable } from "../harness/isolation.ts";
 import type { WorkItem } from "../harness/scheduler.ts";
 import { caseSide, type JudgedCase } from "../judge/cells.ts";
-import { ROUNDTRIP_ROW } from "../judge/judge-runs.ts";
 import { brokerWithoutModel } from "../model/broker.ts";
+import { ROUNDTRIP_ROW } from "../model/case-key.ts";
 import type { LoadedCase } from "../model/load.ts";
 import type { Register } from "../model/register.ts";
 import type { TargetProfile } from "../model/target.ts";

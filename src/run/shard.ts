@@ -1,6 +1,6 @@
 import { HOLD_INITIALIZED_MS } from "../harness/waits.ts";
 import { caseSide } from "../judge/cells.ts";
-import { ROUNDTRIP_ROW } from "../judge/judge-runs.ts";
+import { caseKey, ROUNDTRIP_ROW } from "../model/case-key.ts";
 import { InputError } from "../model/errors.ts";
 import type { Register } from "../model/register.ts";
 import type { TargetProfile } from "../model/target.ts";
@@ -83,7 +83,7 @@ export function expectedCostMs(item: WorkItem, profile: Pick<TargetProfile, "ans
   return EXCHANGE_MS + wait + (kase.sessions === 2 ? OWN_RELAY_MS : 0);
 }
 
-const itemKey = (w: WorkItem) => `${w.kase.row}/${w.kase.id}@${w.era}`;
+const itemKey = (w: WorkItem) => caseKey(w.kase, w.era);
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const byRowIdEra = (a: WorkItem, b: WorkItem) =>
@@ -121,7 +121,6 @@ export interface ShardPlan extends RunPlan {
 }
 
 /** The key by which a run's case is matched against `prerequisiteOnly`. */
-export const runKey = (row: string, id: string, era: string) => `${row}/${id}@${era}`;
 
 /**
  * The slice of `plan` that shard `index` of `count` runs: its balanced share of the work, plus each era's round trip

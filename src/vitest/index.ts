@@ -1,5 +1,6 @@
 import { join, relative } from "node:path";
 import { beforeAll, describe, it } from "vitest";
+import { caseKey } from "../model/case-key.ts";
 import type { CaseResult, Results } from "../model/results.ts";
 import { resolveRunConfig } from "../run/config.ts";
 import { runPipeline } from "../run/pipeline.ts";
@@ -77,7 +78,7 @@ export function conformanceSuite(options: ConformanceOptions): void {
           it(`${item.id} @${item.era}`, (context) => {
             if (!results) throw new Error("the conformance run did not complete (see beforeAll)");
             const verdict = verdictOf(results, item.row, item.era, item.id);
-            if (!verdict) throw new Error(`no verdict for ${item.row}/${item.id}@${item.era} in the results`);
+            if (!verdict) throw new Error(`no verdict for ${caseKey(item, item.era)} in the results`);
             const evidence = verdict.evidence ? relative(cwd, join(outDir, verdict.evidence)) : undefined;
             const where = evidence ? `\nevidence: ${evidence}` : "";
             if (verdict.status === "skip") return context.skip(verdict.reason);
