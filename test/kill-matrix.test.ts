@@ -188,10 +188,11 @@ describe("kill matrix: every broken relay is caught where it must be, and only t
         .filter((t) => t.startsWith("targets/broken/"))
         .sort(),
     ).toEqual(profiles);
-    // Besides them only gateways of a shape the harness did not write (targets/foreign/), judged the same way.
-    expect(relays.filter((r) => !/^targets\/(broken|foreign)\//.test(r.target)).map((r) => r.target)).toEqual(
-      [],
-    );
+    // Besides them only gateways of a shape the harness did not write (targets/foreign/) and brokers without a model
+    // (targets/brokers/), judged the same way.
+    expect(
+      relays.filter((r) => !/^targets\/(broken|foreign|brokers)\//.test(r.target)).map((r) => r.target),
+    ).toEqual([]);
     expect(relays.length).toBeGreaterThanOrEqual(12);
     for (const relay of relays) {
       expect(
@@ -199,6 +200,15 @@ describe("kill matrix: every broken relay is caught where it must be, and only t
         `${relay.name} has a reference relay of its answerer kind`,
       ).toBe(true);
     }
+  });
+
+  it("lists every broker profile under targets/brokers/, as a reference or a relay, each exactly once", () => {
+    const profiles = readdirSync(join(ROOT, "targets/brokers"))
+      .filter((f) => /\.ya?ml$/.test(f))
+      .map((f) => `targets/brokers/${f}`)
+      .sort();
+    const listed = [...matrix.references.map((r) => r.target), ...relays.map((r) => r.target)];
+    expect(listed.filter((t) => t.startsWith("targets/brokers/")).sort()).toEqual(profiles);
   });
 
   it("lists every hostile relay profile under targets/hostile/, each exactly once", () => {
