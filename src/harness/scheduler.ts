@@ -76,8 +76,9 @@ export function unitsOf<S extends UnitSession>(plan: UnitPlan<S>): Array<Unit<S>
   const units: Array<Unit<S>> = [];
   const byGroup = new Map<string, Unit<S>>();
   plan.work.forEach((item, index) => {
-    if (plan.isolated?.(item) || plan.ownSession?.(item)) {
-      const own = newUnit(plan.isolated?.(item) ? undefined : plan.session());
+    const isolated = plan.isolated?.(item) === true;
+    if (isolated || plan.ownSession?.(item)) {
+      const own = newUnit(isolated ? undefined : plan.session());
       own.items.push({ item, index });
       units.push(own);
       return;

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import type { Results } from "../../src/model/results.ts";
 import { ROOT, tempDir } from "../helpers/cli.ts";
+import { readOutputs } from "../helpers/step-outputs.ts";
 import { FIXTURES } from "../matrix/helpers.ts";
 
 /**
@@ -86,16 +87,6 @@ function bash(script: string, cwd: string, output: string): void {
     encoding: "utf8",
   });
   expect(r.status, `${script}\n${r.stdout}${r.stderr}`).toBe(0);
-}
-
-function readOutputs(file: string): Record<string, string> {
-  if (!existsSync(file)) return {};
-  return Object.fromEntries(
-    readFileSync(file, "utf8")
-      .split("\n")
-      .filter((l) => l.includes("="))
-      .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
-  );
 }
 
 /** Runs a job's steps; returns the pull request it opened (title and body), if any. */

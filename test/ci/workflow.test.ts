@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { ROOT, tempDir } from "../helpers/cli.ts";
+import { readOutputs } from "../helpers/step-outputs.ts";
 
 /**
  * docs/ci.md's one-paste workflow, run without GitHub (and without `act`): its steps in order, in a project whose
@@ -69,16 +70,6 @@ function expand(
     if (output) return ctx.steps[output[1]!]?.[output[2]!] ?? "";
     throw new Error(`expression the test cannot evaluate: ${expr}`);
   });
-}
-
-function readOutputs(file: string): Record<string, string> {
-  if (!existsSync(file)) return {};
-  return Object.fromEntries(
-    readFileSync(file, "utf8")
-      .split("\n")
-      .filter((l) => l.includes("="))
-      .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
-  );
 }
 
 /** Runs a composite action's steps; true when every step succeeded. */

@@ -5,12 +5,12 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadEvidences, loadResults } from "../../src/cli/render.ts";
 import { renderHtml } from "../../src/matrix/html.ts";
 import { DEFAULT_REGISTER, loadRegister } from "../../src/model/load.ts";
+import { CHROMIUM, launchChromium, missingChromium, openWatched, type Watch } from "../helpers/chromium.ts";
 import {
   fixture,
   loadFixtureRegister,
@@ -27,20 +27,8 @@ import {
   XSS_SCRIPT,
 } from "./helpers.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ROOT = resolve(import.meta.dirname, "../..");
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
-const MISSING = `${CHROMIUM} is missing: the matrix.html browser test needs Debian's chromium (apt-get install -y chromium). It fails rather than skips.`;
+const MISSING = missingChromium("the matrix.html browser test");
 
 const register = loadFixtureRegister();
 let work: string;
@@ -53,30 +41,10 @@ function context(): BrowserContext {
   return launched;
 }
 
-/** Everything a page did that a safe, self-contained page must not. */
-interface Watch {
-  problems: string[];
-  requests: string[];
-  dialogs: string[];
-}
-
 async function open(html: string, name: string, hash = ""): Promise<{ page: Page; watch: Watch }> {
   const file = join(work, name);
   writeFileSync(file, html);
-  const page = await context().newPage();
-  const watch: Watch = { problems: [], requests: [], dialogs: [] };
-  page.on("console", (m) => {
-    if (m.type() === "error" || m.type() === "warning")
-      watch.problems.push(`console ${m.type()}: ${m.text()}`);
-  });
-  page.on("pageerror", (e) => watch.problems.push(`page error: ${e.message}`));
-  page.on("request", (r) => watch.requests.push(r.url()));
-  page.on("dialog", (d) => {
-    watch.dialogs.push(d.message());
-    void d.dismiss();
-  });
-  await page.goto(`${pathToFileURL(file).href}${hash}`, { waitUntil: "load" });
-  return { page, watch };
+  return openWatched(context(), file, hash);
 }
 
 const sentinel = (page: Page) =>
@@ -86,13 +54,7 @@ const XSS_CELL = "sampling-both-validate-message-content|2025-11-25|server";
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "mcpx-conform-html-"));
-  if (!existsSync(CHROMIUM)) return; // each test then fails with MISSING
-  launched = await chromium.launchPersistentContext(join(work, "profile"), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ARGS,
-    offline: true,
-  });
+  launched = await launchChromium(work); // none: each test then fails with MISSING
 });
 
 afterAll(async () => {

@@ -8,25 +8,15 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { fileURLToPath } from "node:url";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { site } from "../../src/cli/site.ts";
 import type { Results } from "../../src/model/results.ts";
+import { CHROMIUM, launchChromium, missingChromium, openWatched, type Watch } from "../helpers/chromium.ts";
 import { FAIL_RESULTS, FIXTURE_REGISTER, PASS_RESULTS } from "./helpers.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-const MISSING = `${CHROMIUM} is missing: the site's browser test needs Debian's chromium (apt-get install -y chromium). It fails rather than skips.`;
+const MISSING = missingChromium("the site's browser test");
 
 let work: string;
 let out: string;
@@ -40,22 +30,8 @@ function context(): BrowserContext {
   return launched;
 }
 
-interface Watch {
-  problems: string[];
-  requests: string[];
-}
-
-async function open(path: string, query = ""): Promise<{ page: Page; watch: Watch }> {
-  const page = await context().newPage();
-  const watch: Watch = { problems: [], requests: [] };
-  page.on("console", (m) => {
-    if (m.type() === "error" || m.type() === "warning")
-      watch.problems.push(`console ${m.type()}: ${m.text()}`);
-  });
-  page.on("pageerror", (e) => watch.problems.push(`page error: ${e.message}`));
-  page.on("request", (r) => watch.requests.push(r.url()));
-  await page.goto(`${pathToFileURL(path).href}${query}`, { waitUntil: "load" });
-  return { page, watch };
+function open(path: string, query = ""): Promise<{ page: Page; watch: Watch }> {
+  return openWatched(context(), path, query);
 }
 
 /** What the matrix shows: the visible rows' era, level and cell statuses. */
@@ -95,13 +71,7 @@ beforeAll(async () => {
     },
     { stdout: () => undefined, stderr: (t) => errors.push(t), cwd: work, isTTY: false },
   );
-  if (!existsSync(CHROMIUM)) return;
-  launched = await chromium.launchPersistentContext(join(work, "profile"), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ARGS,
-    offline: true,
-  });
+  launched = await launchChromium(work);
 });
 
 afterAll(async () => {
