@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { PROJECT_ROOT } from "../model/load.ts";
 import type { TargetProfile } from "../model/target.ts";
 import { type Era, isModernEra } from "../protocol/eras.ts";
 import { type ControlServer, childStdioChannel, recorded } from "./channels.ts";
@@ -12,9 +11,8 @@ import { HttpUpstreamHost } from "./http-upstream.ts";
 import type { LineChannel } from "./jsonrpc-peer.ts";
 import { downstreamHeaders } from "./probe-call.ts";
 import { freePort, type Placeholders, RelayProcess } from "./relay-process.ts";
+import { writeUpstreamLauncher } from "./upstream-launcher.ts";
 import { LISTEN_POLL_MS, UPSTREAM_POLL_MS } from "./waits.ts";
-
-const SHIM = join(PROJECT_ROOT, "src/harness/upstream-shim.mjs");
 
 /**
  * Where the harness upstream lives for one session: the placeholders a profile's command may use to reach it,
@@ -31,20 +29,15 @@ export interface UpstreamEndpoint {
 }
 
 /**
- * stdio: the relay launches an executable shim that pipes to the controller's loopback control channel. The token
- * that names the session never travels on a command line (anyone can read those in `ps`): it is written to a 0600
- * file in the session's 0700 temporary folder, and the shim's argv holds only that file's path.
+ * stdio: the relay launches an executable shim that pipes to the controller's loopback control channel
+ * (src/harness/upstream-launcher.ts). The token that names the session never travels on a command line (anyone can
+ * read those in `ps`): it is written to a 0600 file in the session's 0700 temporary folder, which only the shim reads.
  */
 export function stdioUpstream(control: ControlServer, token: string, tmp: string): UpstreamEndpoint {
   const tokenFile = join(tmp, "upstream.token");
   writeFileSync(tokenFile, token, { mode: 0o600 });
   chmodSync(tokenFile, 0o600);
-  const shim = join(tmp, "upstream");
-  writeFileSync(
-    shim,
-    `#!/bin/sh\nexec '${process.execPath}' '${SHIM}' '${control.address}' '${tokenFile}'\n`,
-  );
-  chmodSync(shim, 0o700);
+  const shim = writeUpstreamLauncher(tmp, control.address, tokenFile);
   return {
     placeholders: { "upstream.command": shim },
     next: (timeoutMs) => control.next(token, timeoutMs),

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { ControlServer } from "../../src/harness/channels.ts";
 import { stdioUpstream } from "../../src/harness/endpoints.ts";
 import { makeTempDir, removeTempDir } from "../../src/harness/processes.ts";
+import { upstreamPipe } from "../../src/harness/upstream-launcher.ts";
 
 /**
  * The upstream shim's control token names the harness session; anyone who has it can pose as the relay's upstream.
@@ -21,29 +22,90 @@ afterAll(async () => {
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 
-describe("the upstream shim", () => {
+/** Launches the shim of the pipe asked for as a relay would, and waits for its connection. */
+async function launched(pipe: "bash" | "node", server: ControlServer, dir: string) {
+  const token = randomBytes(8).toString("hex");
+  const previous = process.env.MCPX_CONFORM_NODE_SHIM;
+  process.env.MCPX_CONFORM_NODE_SHIM = pipe === "node" ? "1" : "0";
+  try {
+    expect(upstreamPipe()).toBe(pipe);
+    const endpoint = stdioUpstream(server, token, dir);
+    const command = endpoint.placeholders["upstream.command"]!;
+    const shim = spawn(command, [], { stdio: ["pipe", "pipe", "inherit"] });
+    const exited = new Promise<number | null>((resolve) => shim.on("exit", (code) => resolve(code)));
+    const channel = await endpoint.next(10_000);
+    return { token, command, shim, exited, channel };
+  } finally {
+    if (previous === undefined) delete process.env.MCPX_CONFORM_NODE_SHIM;
+    else process.env.MCPX_CONFORM_NODE_SHIM = previous;
+  }
+}
+
+// This machine's bash pipes (CI runs on Debian); the Node shim is what a machine without a usable bash runs.
+const PIPES = ["bash", "node"] as const;
+
+describe.each(PIPES)("the upstream shim (%s pipe)", (pipe) => {
   it("keeps its token off argv: the running shim's `ps -o args` and its launcher hold no token", async () => {
     await control.start();
-    const token = randomBytes(8).toString("hex");
-    const endpoint = stdioUpstream(control, token, tmp);
-    const command = endpoint.placeholders["upstream.command"]!;
-    expect(readFileSync(command, "utf8")).not.toContain(token);
-    expect(mode(tmp)).toBe(0o700);
-    expect(mode(command)).toBe(0o700);
-    expect(mode(join(tmp, "upstream.token"))).toBe(0o600);
-
-    // Launched as a relay would: the shim presents the token from its file, so the session receives it.
-    const shim = spawn(command, [], { stdio: ["pipe", "pipe", "inherit"] });
+    const dir = makeTempDir();
+    const { token, command, shim } = await launched(pipe, control, dir);
     try {
-      const channel = await endpoint.next(10_000);
-      expect(channel).toBeDefined();
+      expect(readFileSync(command, "utf8")).not.toContain(token);
+      expect(mode(dir)).toBe(0o700);
+      expect(mode(command)).toBe(0o700);
+      expect(mode(join(dir, "upstream.token"))).toBe(0o600);
       const args = execFileSync("ps", ["-o", "args=", "-p", String(shim.pid)], { encoding: "utf8" });
-      expect(args).toContain("upstream-shim.mjs");
+      expect(args).toContain(pipe === "node" ? "upstream-shim.mjs" : command);
       expect(args).not.toContain(token);
       const all = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" });
       expect(all).not.toContain(token);
     } finally {
       shim.kill("SIGKILL");
+      removeTempDir(dir);
+    }
+  });
+
+  it("copies bytes unchanged both ways, and closes the connection when the relay closes its stdin", async () => {
+    const dir = makeTempDir();
+    const { shim, exited, channel } = await launched(pipe, control, dir);
+    try {
+      const fromRelay: string[] = [];
+      channel.onLine((line) => fromRelay.push(line));
+      const closed = new Promise<string>((resolve) => channel.onClose(resolve));
+      let toRelay = "";
+      shim.stdout.on("data", (chunk: Buffer) => (toRelay += chunk.toString("utf8")));
+      channel.send('{"jsonrpc":"2.0","id":1,"result":{"text":"é 🦊 \\u0000"}}');
+      // A character split between two writes arrives whole.
+      const fox = Buffer.from('{"jsonrpc":"2.0","id":2,"method":"x","params":{"t":"🦊"}}\n');
+      shim.stdin.write(fox.subarray(0, fox.length - 6));
+      shim.stdin.write(fox.subarray(fox.length - 6));
+      await expect.poll(() => fromRelay.length, { timeout: 5_000 }).toBe(1);
+      await expect.poll(() => toRelay, { timeout: 5_000 }).toContain("\n");
+      expect(fromRelay[0]).toBe(fox.toString("utf8").trimEnd());
+      expect(toRelay).toBe('{"jsonrpc":"2.0","id":1,"result":{"text":"é 🦊 \\u0000"}}\n');
+      shim.stdin.end();
+      expect(await closed).toBe("the relay closed the upstream's stdio");
+      expect(await exited).toBe(0);
+    } finally {
+      shim.kill("SIGKILL");
+      removeTempDir(dir);
+    }
+  });
+
+  it("exits, closing its stdout, when the harness closes the connection", async () => {
+    const own = new ControlServer();
+    await own.start();
+    const dir = makeTempDir();
+    const { shim, exited } = await launched(pipe, own, dir);
+    try {
+      const stdoutEnded = new Promise<void>((resolve) => shim.stdout.on("end", resolve));
+      shim.stdout.resume();
+      await own.close();
+      await stdoutEnded;
+      expect(await exited).toBe(0);
+    } finally {
+      shim.kill("SIGKILL");
+      removeTempDir(dir);
     }
   });
 });
