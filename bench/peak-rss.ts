@@ -38,6 +38,19 @@ export interface MeasuredRun {
   /** The harness process's peak resident set, in bytes. */
   peakRssBytes: number;
   wallMs: number;
+  /**
+   * CPU (user + sys) the machine spent while the run lasted, in ms: the harness, every relay and every process they
+   * started, including those no parent waits for (a relay's upstream is reaped with the relay's process group, so
+   * getrusage of the child would miss it). Read from /proc/stat, so anything else busy on the machine counts too:
+   * run the benchmark on a quiet machine.
+   */
+  cpuMs: number;
+}
+
+/** The machine's busy CPU time so far, in ms (/proc/stat's first line: user nice system … in clock ticks of 10 ms). */
+export function machineBusyMs(stat = readFileSync("/proc/stat", "utf8")): number {
+  const [, user, nice, system, , , irq, softirq, steal] = stat.split("\n")[0]!.trim().split(/\s+/).map(Number);
+  return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) * 10;
 }
 
 function polledKb(pid: number | undefined): number {
@@ -56,6 +69,7 @@ export function measuredRun(
   const dir = mkdtempSync(join(tmpdir(), "mcpx-conform-peak-"));
   const file = join(dir, "vmhwm");
   const t0 = performance.now();
+  const busy0 = machineBusyMs();
   const child = spawn(
     process.execPath,
     [`--import=data:text/javascript,${encodeURIComponent(PRELOAD)}`, BIN, ...args],
@@ -85,7 +99,15 @@ export function measuredRun(
       } catch {}
       rmSync(dir, { recursive: true, force: true });
       const peakRssBytes = Math.max(polled, reported) * 1024;
-      resolve({ code, signal, stdout, stderr, peakRssBytes, wallMs: performance.now() - t0 });
+      resolve({
+        code,
+        signal,
+        stdout,
+        stderr,
+        peakRssBytes,
+        wallMs: performance.now() - t0,
+        cpuMs: machineBusyMs() - busy0,
+      });
     });
   });
 }

@@ -95,6 +95,8 @@ export interface RunFigures {
   concurrency: number;
   caseRuns: number;
   wallMs: number;
+  /** CPU (user + sys) of the harness and every process of the run (bench/peak-rss.ts). */
+  cpuMs: number;
   floorMs: number;
   waitFloorMs: number;
   relayStartMs: number;
@@ -109,15 +111,16 @@ export interface RunFigures {
  * `npx mcpx-conform run` as a user types it (every case, every era, the default target), in a process: its wall ms and
  * its peak resident memory (bench/peak-rss.ts).
  */
-async function defaultRun(out: string): Promise<{ ms: number; peakRssBytes: number }> {
+async function defaultRun(out: string): Promise<{ ms: number; cpuMs: number; peakRssBytes: number }> {
   const r = await measuredRun(["run", "--quiet", "--seed", "1", "--out", out], { timeoutMs: 300_000 });
   if (r.code !== 0) throw new Error(`the default run exited ${r.code ?? r.signal}: ${r.stderr}`);
-  return { ms: r.wallMs, peakRssBytes: r.peakRssBytes };
+  return { ms: r.wallMs, cpuMs: r.cpuMs, peakRssBytes: r.peakRssBytes };
 }
 
 async function benchRun(control: ControlServer): Promise<RunFigures> {
   const startMs = await relayStartMs(control);
   const walls: number[] = [];
+  const cpus: number[] = [];
   const peaks: number[] = [];
   const tmp = makeTempDir("mcpx-conform-bench-");
   const out = join(tmp, "run");
@@ -128,6 +131,7 @@ async function benchRun(control: ControlServer): Promise<RunFigures> {
     for (let i = 0; i < RUN_REPEATS; i++) {
       const r = await defaultRun(out);
       walls.push(r.ms);
+      cpus.push(r.cpuMs);
       peaks.push(r.peakRssBytes);
     }
     const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
@@ -146,6 +150,7 @@ async function benchRun(control: ControlServer): Promise<RunFigures> {
     concurrency: c.concurrency,
     caseRuns,
     wallMs: median(walls),
+    cpuMs: median(cpus),
     floorMs: waits + startMs,
     waitFloorMs: waits,
     relayStartMs: startMs,
@@ -309,6 +314,7 @@ export function speedLines(f: SpeedFigures): string[] {
     `speed — node ${process.version}, ${defaultConcurrency()} lanes by default (this machine)`,
     `  ${"measure".padEnd(76)}${"figure".padStart(14)}   against`,
     `  ${`npx mcpx-conform run: ${run.target}, ${run.eras.length} eras (${run.caseRuns} case runs, concurrency ${run.concurrency}, median of ${RUN_REPEATS})`.padEnd(76)}${s(run.wallMs).padStart(14)}   floor ${s(run.floorMs)} (${(run.wallMs / run.floorMs).toFixed(2)}×): waits ${s(run.waitFloorMs)} on the busiest session + one relay start-up ${s(run.relayStartMs)}`,
+    `  ${"  its CPU, user + sys: the harness, every relay and their upstreams".padEnd(76)}${s(run.cpuMs).padStart(14)}   ${(run.cpuMs / run.caseRuns).toFixed(1)} ms per case run; ${(run.cpuMs / run.wallMs).toFixed(2)} cores busy on average`,
     `  ${"  its peak RSS (harness process) and what it wrote".padEnd(76)}${`${(run.peakRssBytes / 1048576).toFixed(0)} MB`.padStart(14)}   matrix.html ${(run.htmlBytes / 1048576).toFixed(1)} MB (bound 5 MB), evidence ${(run.evidenceBytes / 1048576).toFixed(1)} MB`,
     `  ${`one exchange, harness + pass-through relay (median of ${exchange.samples})`.padEnd(76)}${`${exchange.harnessMs.toFixed(2)} ms`.padStart(14)}   raw SDK client↔server on stdio ${exchange.rawSdkStdioMs.toFixed(2)} ms (${exchange.stdioRatio.toFixed(1)}×); in one process ${exchange.rawSdkMs.toFixed(3)} ms (${exchange.ratio.toFixed(1)}×)`,
     `  ${`fuzz, reference relay, ${ERA} (${fuzz.runs} exchanges, median of ${fuzz.repeats})`.padEnd(76)}${`${fuzz.exchangesPerSecond.toFixed(0)} /s`.padStart(14)}   one relay start included`,
