@@ -6,32 +6,18 @@ import { type Era, isModernEra } from "../protocol/eras.ts";
 import { ClientAnswerer } from "./answerer.ts";
 import type { ControlServer } from "./channels.ts";
 import {
-  acceptUpstreams,
-  connectWhenReady,
-  launchRelay,
-  openDownstream,
-  type UpstreamEndpoint,
-} from "./endpoints.ts";
-import {
   type ArmedProbe,
   ClientEraRefused,
   callProbeAndRace,
   describeCallEnd,
-  type HarnessAnswerer,
   type ProbeCallEnd,
 } from "./ends.ts";
 import { FrameRecorder } from "./frames.ts";
 import { withCanary } from "./instantiate.ts";
 import type { LineChannel } from "./jsonrpc-peer.ts";
 import { ModernAnswerer, ModernUpstream } from "./mrtr.ts";
-import { makeTempDir, removeTempDir } from "./processes.ts";
-import {
-  fillPlaceholders,
-  type Placeholders,
-  PORT_TAKEN,
-  RELAY_LOG_CHARS,
-  type RelayProcess,
-} from "./relay-process.ts";
+import { onceMoreIfPortTaken, RelayHost } from "./relay-host.ts";
+import { RELAY_LOG_CHARS } from "./relay-process.ts";
 import { type CaseRunOutput, upstreamWaitMs } from "./session.ts";
 import { type Probe, ScriptedUpstream } from "./upstream.ts";
 import {
@@ -100,12 +86,18 @@ export interface IsolationRunInput {
  * port the harness picked was taken between its check and the relay's bind), the case is tried once more on a new
  * port, as a relay session's start is (RelaySession.open).
  */
-export async function runIsolationCase(
+export function runIsolationCase(
   input: IsolationRunInput,
 ): Promise<CaseRunOutput & { harnessError?: string }> {
-  const first = await runIsolationOnce(input);
-  const unseen = !first.frames.some((f) => f.end === "downstream" && f.dir === "from-relay");
-  return unseen && PORT_TAKEN.test(first.relayLog ?? "") ? runIsolationOnce(input) : first;
+  const once = isModernEra(input.era) ? runModernIsolationCase : runIsolationOnce;
+  return onceMoreIfPortTaken(
+    () => once(input),
+    (ended) => {
+      if (!("value" in ended)) return undefined;
+      const seen = ended.value.frames.some((f) => f.end === "downstream" && f.dir === "from-relay");
+      return seen ? undefined : ended.value.relayLog;
+    },
+  );
 }
 
 // Long: one relay, two sessions and their shared upstream, set up, raced and reaped in one visible order.
@@ -113,15 +105,10 @@ async function runIsolationOnce(
   input: IsolationRunInput,
 ): Promise<CaseRunOutput & { harnessError?: string }> {
   const { profile, era } = input;
-  if (isModernEra(era)) return runModernIsolationCase(input);
   const recorder = new FrameRecorder(input.maxFrameBytes);
-  const tmp = makeTempDir();
   const upstreams: ScriptedUpstream[] = [];
-  const closers: Array<() => Promise<void>> = [];
-  let relay: RelayProcess | undefined;
-  let endpoint: UpstreamEndpoint | undefined;
+  let host: RelayHost | undefined;
   let probe: Probe | undefined;
-  let accepting = true;
   let asker: ClientAnswerer | undefined;
   let bystander: ClientAnswerer | undefined;
   let outcome: UpstreamOutcome;
@@ -129,36 +116,18 @@ async function runIsolationOnce(
   let started = false;
   let notDriven: string | undefined;
   try {
-    const launched = await launchRelay(profile, input.profileFile, input.control, tmp, era);
-    endpoint = launched.endpoint;
-    relay = launched.relay;
-    const values = launched.values;
+    host = await RelayHost.launch({ profile, profileFile: input.profileFile, control: input.control, era });
     // Every upstream connection the relay makes gets a scripted upstream armed with the case's probe: a relay
     // may share one upstream between its sessions or launch one per session.
-    acceptUpstreams(
-      endpoint,
-      profile,
-      recorder,
-      () => accepting,
-      (wire) => {
-        const upstream = new ScriptedUpstream(wire, era);
-        if (probe) upstream.arm(probe);
-        upstreams.push(upstream);
-      },
-    );
-    const running = relay;
-    const exited = running.whenExited("during start-up");
-    const connect = sessionConnector(
-      profile,
-      running,
-      values,
-      recorder,
-      closers,
-      undefined,
-      (channel) => new ClientAnswerer(channel, era, input.capabilities, profile.probe),
-    );
-    asker = await Promise.race([connect(ASKER), exited]);
-    bystander = await Promise.race([connect(BYSTANDER), exited]);
+    host.acceptUpstreams(recorder, (wire) => {
+      const upstream = new ScriptedUpstream(wire, era);
+      if (probe) upstream.arm(probe);
+      upstreams.push(upstream);
+    });
+    const answerer = (channel: LineChannel) =>
+      new ClientAnswerer(channel, era, input.capabilities, profile.probe);
+    asker = await host.connect(recorder, answerer, { session: ASKER });
+    bystander = await host.connect(recorder, answerer, { session: BYSTANDER });
     started = true;
     outcome = await probeOnce(input, asker, bystander, upstreams, recorder, (p) => {
       probe = p;
@@ -170,20 +139,18 @@ async function runIsolationOnce(
     };
     if (!started) notDriven = outcome.detail;
   } finally {
-    accepting = false;
+    // An upstream the relay connects from now on (until the host closes) is not armed with the case.
+    probe = undefined;
     for (const upstream of upstreams) upstream.arm(undefined);
-  }
-  if (relay?.exited && outcome.kind !== "result" && outcome.kind !== "error") {
-    outcome = { kind: "broken", detail: `the relay ${relay.exited}` };
   }
   const observation: Observation = {
     sent: input.params,
     asked: [...(asker?.asked ?? [])],
     answered: asker?.answered,
-    upstream: outcome,
+    upstream: host ? host.outcome(outcome) : outcome,
     bystanders: [{ session: BYSTANDER, asked: [...(bystander?.asked ?? [])], answered: bystander?.answered }],
   };
-  return finish(observation, { recorder, upstreams, asker, relay, closers, endpoint, tmp, notDriven });
+  return finish(observation, { recorder, upstreams, asker, host, notDriven });
 }
 
 /**
@@ -196,29 +163,23 @@ async function finish(
     recorder: FrameRecorder;
     upstreams: Array<{ negotiated: string | null }>;
     asker: { negotiated: string | null } | undefined;
-    relay: RelayProcess | undefined;
-    closers: Array<() => Promise<void>>;
-    endpoint: UpstreamEndpoint | undefined;
-    tmp: string;
+    host: RelayHost | undefined;
     /** Why the relay could not start: the harness could not drive the case (an error, as for a relay session). */
     notDriven?: string | undefined;
     /** The relay does not serve the kind of client the case needs: the case is n/a. */
     notApplicable?: string | undefined;
   },
 ): Promise<CaseRunOutput> {
-  const { relay } = run;
+  const { host } = run;
   const output: CaseRunOutput = {
     observation,
     frames: run.recorder.since(0),
     negotiated: { upstream: run.upstreams[0]?.negotiated ?? null, downstream: run.asker?.negotiated ?? null },
   };
-  if (relay) output.relayLog = relay.stderr.slice(-RELAY_LOG_CHARS);
+  if (host) output.relayLog = host.relay.stderr.slice(-RELAY_LOG_CHARS);
   if (run.notDriven) output.harnessError = run.notDriven;
   if (run.notApplicable) output.notApplicable = run.notApplicable;
-  await Promise.all(run.closers.map((close) => close().catch(() => undefined)));
-  await relay?.stop(ISOLATION_STOP_GRACE_MS);
-  await run.endpoint?.close().catch(() => undefined);
-  removeTempDir(run.tmp);
+  await host?.close(ISOLATION_STOP_GRACE_MS);
   return output;
 }
 
@@ -245,36 +206,6 @@ async function askerAnswerSettled(asker: ClientAnswerer, recorder: FrameRecorder
   ) {
     await sleep(ASKER_ANSWER_POLL_MS);
   }
-}
-
-/**
- * Connects one more downstream session (labelled `session`) to the relay once it is ready, with the answerer `make`
- * builds; `era`: the era its HTTP requests announce (2026-07-28), else the answerer negotiates. Its closer is kept.
- */
-function sessionConnector<A extends HarnessAnswerer>(
-  profile: TargetProfile,
-  relay: RelayProcess,
-  values: Placeholders,
-  recorder: FrameRecorder,
-  closers: Array<() => Promise<void>>,
-  era: Era | undefined,
-  make: (channel: LineChannel) => A,
-): (session: string) => Promise<A> {
-  const url = profile.downstream.url ? fillPlaceholders(profile.downstream.url, values) : undefined;
-  return async (session) => {
-    const connected = await connectWhenReady(
-      () => openDownstream(profile, relay, url, recorder, session, era),
-      make,
-      {
-        http: profile.downstream.transport !== "stdio",
-        deadline: performance.now() + profile.startupTimeoutMs,
-        gone: () => relay.exited,
-        waiting: () => undefined,
-      },
-    );
-    closers.push(connected.close);
-    return connected.answerer;
-  };
 }
 
 /** Arms the probe, has A call it with both sessions scripted, and returns what reached the upstream. */
@@ -380,12 +311,8 @@ async function runModernIsolationCase(
 ): Promise<CaseRunOutput & { harnessError?: string }> {
   const { profile, era } = input;
   const recorder = new FrameRecorder(input.maxFrameBytes);
-  const tmp = makeTempDir();
   const upstreams: ModernUpstream[] = [new ModernUpstream()];
-  const closers: Array<() => Promise<void>> = [];
-  let relay: RelayProcess | undefined;
-  let endpoint: UpstreamEndpoint | undefined;
-  let accepting = true;
+  let host: RelayHost | undefined;
   let asker: ModernAnswerer | undefined;
   let second: ModernAnswerer | undefined;
   const token = secondAskerToken(input.canary);
@@ -395,32 +322,14 @@ async function runModernIsolationCase(
   let notDriven: string | undefined;
   let notApplicable: string | undefined;
   try {
-    const launched = await launchRelay(profile, input.profileFile, input.control, tmp, era);
-    endpoint = launched.endpoint;
-    relay = launched.relay;
+    host = await RelayHost.launch({ profile, profileFile: input.profileFile, control: input.control, era });
     // Every upstream connection the relay makes serves both calls (a relay may share one or open one per client; over
     // HTTP each 2026-07-28 POST is one): one scripted upstream keeps both calls' state, whatever connection a retry
     // comes on.
-    acceptUpstreams(
-      endpoint,
-      profile,
-      recorder,
-      () => accepting,
-      (wire) => upstreams[0]!.attach(wire),
-    );
-    const running = relay;
-    const exited = running.whenExited("during start-up");
-    const connect = sessionConnector(
-      profile,
-      running,
-      launched.values,
-      recorder,
-      closers,
-      era,
-      (channel) => new ModernAnswerer(channel, input.capabilities, profile.probe),
-    );
-    asker = await Promise.race([connect(ASKER), exited]);
-    second = await Promise.race([connect(BYSTANDER), exited]);
+    host.acceptUpstreams(recorder, (wire) => upstreams[0]!.attach(wire));
+    const answerer = (channel: LineChannel) => new ModernAnswerer(channel, input.capabilities, profile.probe);
+    asker = await host.connect(recorder, answerer, { session: ASKER, era });
+    second = await host.connect(recorder, answerer, { session: BYSTANDER, era });
     started = true;
     outcomes = await exchangeTwice(input, asker, second, {
       caseKey: `${input.caseKey}#${BYSTANDER}`,
@@ -442,13 +351,9 @@ async function runModernIsolationCase(
     if (!started) notDriven = broken.detail;
     if (!started && error instanceof ClientEraRefused) notApplicable = error.message;
   } finally {
-    accepting = false;
     for (const upstream of upstreams) upstream.arm(undefined);
   }
-  const gone = (o: UpstreamOutcome): UpstreamOutcome =>
-    relay?.exited && o.kind !== "result" && o.kind !== "error"
-      ? { kind: "broken", detail: `the relay ${relay.exited}` }
-      : o;
+  const gone = (o: UpstreamOutcome): UpstreamOutcome => (host ? host.outcome(o) : o);
   const observation: Observation = {
     sent: input.params,
     asked: [...(asker?.asked ?? [])],
@@ -464,8 +369,7 @@ async function runModernIsolationCase(
       },
     ],
   };
-  const run = { recorder, upstreams, asker, relay, closers, endpoint, tmp, notDriven, notApplicable };
-  return finish(observation, run);
+  return finish(observation, { recorder, upstreams, asker, host, notDriven, notApplicable });
 }
 
 interface SecondCall {

@@ -6,13 +6,6 @@ import { ClientAnswerer } from "./answerer.ts";
 import { Broker } from "./broker.ts";
 import type { ControlServer } from "./channels.ts";
 import {
-  acceptUpstreams,
-  connectWhenReady,
-  launchRelay,
-  openDownstream,
-  type UpstreamEndpoint,
-} from "./endpoints.ts";
-import {
   type AnswerFor,
   type ArmedProbe,
   ClientEraRefused,
@@ -28,8 +21,8 @@ import { callFramesOf, FrameRecorder } from "./frames.ts";
 import type { LineChannel } from "./jsonrpc-peer.ts";
 import { ModernAnswerer, ModernUpstream } from "./mrtr.ts";
 import { ProbeToolMissing } from "./probe-call.ts";
-import { makeTempDir, removeTempDir } from "./processes.ts";
-import { fillPlaceholders, PORT_TAKEN, RELAY_LOG_CHARS, type RelayProcess } from "./relay-process.ts";
+import { onceMoreIfPortTaken, RelayHost } from "./relay-host.ts";
+import { fillPlaceholders, RELAY_LOG_CHARS, type RelayProcess } from "./relay-process.ts";
 import { Reviewer, type ReviewRecord } from "./reviewer.ts";
 import { ScriptedUpstream } from "./upstream.ts";
 import {
@@ -214,40 +207,38 @@ interface Slice {
  */
 export class RelaySession {
   readonly recorder: FrameRecorder;
-  private relay!: RelayProcess;
+  /** The relay and what the harness opened for it (unset while it launches, and when the launch failed). */
+  private host: RelayHost | undefined;
   private answerer!: HarnessAnswerer;
   private upstream: Promise<HarnessUpstream> | undefined;
   private upstreamEnd: HarnessUpstream | undefined;
   private givenUp: string | undefined;
   /** How far start-up got (named when it does not finish in time). */
   private step = "the relay process starting";
-  private readonly tmp: string;
-  private endpoint: UpstreamEndpoint | undefined;
-  private closeDownstream: (() => Promise<void>) | undefined;
   /** The person at the relay's review surface, or the agent at its broker (targets whose answerer is one). */
   private reviewer: Reviewer | Broker | undefined;
   /** Cases released while they settle (2026-07-28), with the requestState of each: their late frames are theirs. */
   private readonly settling = new Map<string, string | undefined>();
-  /** The session is closing: no further upstream connection is accepted. */
-  private closed = false;
 
   private constructor(private readonly options: SessionOptions) {
     this.recorder = new FrameRecorder(options.maxFrameBytes);
-    this.tmp = makeTempDir();
+  }
+
+  /** The relay process (set once the session has started). */
+  private get relay(): RelayProcess {
+    return this.host!.relay;
   }
 
   /**
    * Starts a relay session. The port the relay listens on is the harness's pick: should another process take it
    * between the check and the relay's bind (the relay says EADDRINUSE), the start is tried once more on a new one.
    */
-  static async open(options: SessionOptions): Promise<RelaySession> {
-    try {
-      return await RelaySession.openOnce(options);
-    } catch (error) {
-      if (error instanceof SessionStartError && PORT_TAKEN.test(error.relayLog ?? ""))
-        return RelaySession.openOnce(options);
-      throw error;
-    }
+  static open(options: SessionOptions): Promise<RelaySession> {
+    return onceMoreIfPortTaken(
+      () => RelaySession.openOnce(options),
+      (ended) =>
+        "error" in ended && ended.error instanceof SessionStartError ? ended.error.relayLog : undefined,
+    );
   }
 
   private static async openOnce(options: SessionOptions): Promise<RelaySession> {
@@ -271,7 +262,7 @@ export class RelaySession {
         }),
       ]);
     } catch (error) {
-      const log = session.relay?.stderr.trim();
+      const log = session.host?.relay.stderr.trim();
       await session.close();
       const detail = error instanceof Error ? error.message : String(error);
       const frames = session.recorder.since(0);
@@ -322,43 +313,35 @@ export class RelaySession {
 
   /** The relay's stderr tail, redacted. */
   get relayStderr(): string {
-    return this.relay?.stderr ?? "";
+    return this.host?.relay.stderr ?? "";
   }
 
   private async start(): Promise<void> {
-    const { profile, era, control } = this.options;
-    const launched = await launchRelay(profile, this.options.profileFile, control, this.tmp, era);
-    this.endpoint = launched.endpoint;
-    this.relay = launched.relay;
-    const values = launched.values;
-    this.upstream = this.serveUpstreams();
+    const { profile, era, control, profileFile } = this.options;
+    const host = await RelayHost.launch({ profile, profileFile, control, era });
+    this.host = host;
+    const values = host.values;
+    this.upstream = this.serveUpstreams(host);
     this.upstream.catch(() => undefined);
-    const exited = this.relay.whenExited("during start-up");
-    const url = profile.downstream.url ? fillPlaceholders(profile.downstream.url, values) : undefined;
+    const url = host.downstreamUrl;
     const http = profile.downstream.transport !== "stdio";
     this.step = http ? `the relay to listen at ${url}` : "the relay to answer initialize and tools/list";
     // The answerer speaks the downstream's era (a case may pin it apart from the upstream's).
     const downstreamEra = this.options.downstreamEra ?? era;
-    const connected = await Promise.race([
-      connectWhenReady(
-        () => openDownstream(profile, this.relay, url, this.recorder, undefined, downstreamEra),
-        (channel) => {
-          this.answerer = this.makeAnswerer(channel, downstreamEra);
-          return this.answerer;
+    await host.connect(
+      this.recorder,
+      (channel) => {
+        this.answerer = this.makeAnswerer(channel, downstreamEra);
+        return this.answerer;
+      },
+      {
+        era: downstreamEra,
+        waiting: (why) => {
+          this.step = `the relay to be ready at ${url} (last: ${why.slice(0, 160)})`;
+          if (/ECONNREFUSED|fetch failed/.test(why)) this.step = `the relay to listen at ${url}`;
         },
-        {
-          http,
-          deadline: performance.now() + profile.startupTimeoutMs,
-          gone: () => this.relay.exited,
-          waiting: (why) => {
-            this.step = `the relay to be ready at ${url} (last: ${why.slice(0, 160)})`;
-            if (/ECONNREFUSED|fetch failed/.test(why)) this.step = `the relay to listen at ${url}`;
-          },
-        },
-      ),
-      exited,
-    ]);
-    this.closeDownstream = connected.close;
+      },
+    );
     const modelConnected = typeof this.options.capabilities.sampling === "object";
     if (profile.answerer.kind === "review") {
       this.reviewer = new Reviewer(
@@ -378,15 +361,12 @@ export class RelaySession {
    * connection calls the probe tool); resolves with it at the first connection (unlabelled, as a relay with one has
    * it), or rejects when none came within startupTimeoutMs.
    */
-  private serveUpstreams(): Promise<HarnessUpstream> {
+  private serveUpstreams(host: RelayHost): Promise<HarnessUpstream> {
     const { profile, era } = this.options;
     const upstream = isModernEra(era) ? new ModernUpstream() : new ScriptedUpstream(undefined, era);
     return new Promise<HarnessUpstream>((resolve, reject) => {
-      acceptUpstreams(
-        this.endpoint!,
-        profile,
+      host.acceptUpstreams(
         this.recorder,
-        () => !this.closed,
         (wire) => {
           upstream.attach(wire);
           this.upstreamEnd = upstream;
@@ -473,10 +453,12 @@ export class RelaySession {
     } finally {
       this.settling.delete(input.caseKey);
     }
-    if (this.relay.exited && outcome.kind !== "result" && outcome.kind !== "error") {
-      outcome = { kind: "broken", detail: `the relay ${this.relay.exited}` };
-    }
-    return this.output(input, outcome, { start, stderrMark, overlapping, released }, callEnd);
+    return this.output(
+      input,
+      this.host!.outcome(outcome),
+      { start, stderrMark, overlapping, released },
+      callEnd,
+    );
   }
 
   /** The case lets the session go while it settles: what both ends had seen of it so far is kept as it was. */
@@ -584,11 +566,7 @@ export class RelaySession {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
     this.reviewer?.stop();
-    await this.closeDownstream?.().catch(() => undefined);
-    await this.relay?.stop();
-    await this.endpoint?.close().catch(() => undefined);
-    removeTempDir(this.tmp);
+    await this.host?.close();
   }
 }
