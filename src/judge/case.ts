@@ -7,7 +7,7 @@ import type { CaseStatus } from "../model/results.ts";
 import { type Era, isModernEra } from "../protocol/eras.ts";
 import { refusalVerdict, validateRequest, validateResult } from "../validator/index.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
-import { type DeliveredChannel, type RowRef, rowForRule } from "./attribution.ts";
+import { countedElsewhere, type DeliveredChannel, type RowRef, rowForRule } from "./attribution.ts";
 import { bystanderCheck, ownCallChecks } from "./isolation.ts";
 import {
   type DiffWords,
@@ -669,23 +669,16 @@ function validityChecks(input: JudgeInput): JudgeCheck[] {
   return checks;
 }
 
-/** The row each 2026-07-28 retry check counts toward (the relay as the upstream's client). */
-const MRTR_ROWS: Record<MrtrWireCheck["id"], string> = {
-  "mrtr-retry-new-id": "sampling-mrtr-retry-new-id",
-  "mrtr-request-state-echoed": "sampling-mrtr-request-state-echoed",
-  "mrtr-retry-arguments-unchanged": "sampling-mrtr-retry-new-id",
-};
-
 /** 2026-07-28: the retry's wire rules, judged from the upstream's frames; each counts toward its own row. */
 function mrtrChecks(input: JudgeInput): JudgeCheck[] {
   if (!isModernEra(input.era) || !input.frames) return [];
   // Two sessions' calls interleave on the upstream's wire: their retries are judged per call (isolation.ts).
   if (input.observation.bystanders) return [];
   return mrtrRetryChecks(input.frames).map((c) => {
-    const counts: RowRef = { row: MRTR_ROWS[c.id], side: "client" };
-    // Not the round trip's business either: it is judged on delivery and validity only.
-    const own = !input.cell || input.cell.row === counts.row;
-    return { ...c, ...(own || c.ok ? {} : { level: "info" as const, countsFor: counts }) };
+    // Counted toward its own row (the check catalogue's `counts`); not the round trip's business either: that is
+    // judged on delivery and validity only.
+    const elsewhere = countedElsewhere(c.id, input.cell);
+    return { ...c, ...(!elsewhere || c.ok ? {} : { level: "info" as const, countsFor: elsewhere }) };
   });
 }
 

@@ -1,8 +1,8 @@
-import type { CheckId } from "../model/checks.ts";
+import { type CheckId, countsOf } from "../model/checks.ts";
 import type { Check, Observation } from "../model/evidence.ts";
 import type { Era } from "../protocol/eras.ts";
 import { validateResult } from "../validator/index.ts";
-import type { RowRef } from "./attribution.ts";
+import { countedElsewhere, type RowRef } from "./attribution.ts";
 import { describeDifferences, differences } from "./json-diff.ts";
 
 /**
@@ -146,14 +146,13 @@ function questionProblems(
  * sampling-client-user-approval-controls: they are about the decision being honoured, not about what was shown.
  */
 export const SHOWN_ROWS: Readonly<Record<"request" | "response", readonly string[]>> = {
-  request: ["sampling-app-review-ui", "sampling-app-view-edit-prompts"],
-  response: ["sampling-app-review-responses"],
+  request: countsOf("review-request")!.rows,
+  response: countsOf("review-response")!.rows,
 };
 
 /** The row a stage's `review-<stage>` check counts toward from a case of `cell` (undefined: the case's own). */
 export function shownRowFor(stage: "request" | "response", cell: RowRef | undefined): RowRef | undefined {
-  if (!cell || SHOWN_ROWS[stage].includes(cell.row)) return undefined;
-  return { row: SHOWN_ROWS[stage][0]!, side: "client" };
+  return countedElsewhere(`review-${stage}`, cell);
 }
 
 /**

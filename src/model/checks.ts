@@ -1,7 +1,21 @@
 /**
- * The catalogue of check ids: every check the judge records names one of these, with what it proves and the rule it
- * rests on. One id for pass and fail, so a reader can grep an id from a report to the code and to this line.
- * The judge types its checks with it, matrix.html shows `proves` on each check, docs/architecture.md links here.
+ * The rows a check counts toward whatever case it was judged in (the first is where it is counted when the case's
+ * own row is none of them), and whether it is credited there when it holds (`credited`: results.json keeps its
+ * outcome with the case result that carries it, so a tracking bullet can rest on it; otherwise only a failure is
+ * recorded there). A check without `counts` counts toward the case's own row; validator findings count toward the
+ * row of the rule they break (src/judge/attribution.ts).
+ */
+export interface CheckCounts {
+  rows: readonly [string, ...string[]];
+  side: "client" | "server";
+  credited?: true;
+}
+
+/**
+ * The catalogue of check ids: every check the judge records names one of these, with what it proves, the rule it
+ * rests on and, when that is a fixed row, the rows it counts toward (`counts`). One id for pass and fail, so a reader
+ * can grep an id from a report to the code and to this line. The judge types its checks with it and takes their rows
+ * from it, matrix.html shows `proves` on each check, docs/architecture.md links here.
  */
 export const CHECK_CATALOGUE = {
   "upstream-got-result": {
@@ -74,10 +88,16 @@ export const CHECK_CATALOGUE = {
     proves:
       "the review surface (or broker) showed the request with the server, system prompt, every message's text, the full request and an answer skeleton the validator accepts",
     rule: "sampling-app-review-ui (or sampling-app-view-edit-prompts in its own cases), from whichever case it was seen in",
+    counts: {
+      rows: ["sampling-app-review-ui", "sampling-app-view-edit-prompts"],
+      side: "client",
+      credited: true,
+    },
   },
   "review-response": {
     proves: "the review surface showed the model's response unchanged before delivery",
     rule: "sampling-app-review-responses, from whichever case it was seen in",
+    counts: { rows: ["sampling-app-review-responses"], side: "client", credited: true },
   },
   "model-asked": {
     proves: "the model downstream was (not) asked, as the review decision demands",
@@ -135,14 +155,17 @@ export const CHECK_CATALOGUE = {
   "mrtr-retry-new-id": {
     proves: "2026-07-28: the retry reached the upstream with a new JSON-RPC id",
     rule: "sampling-mrtr-retry-new-id",
+    counts: { rows: ["sampling-mrtr-retry-new-id"], side: "client" },
   },
   "mrtr-request-state-echoed": {
     proves: "2026-07-28: the retry echoed requestState exactly (and invented none when none was given)",
     rule: "sampling-mrtr-request-state-echoed",
+    counts: { rows: ["sampling-mrtr-request-state-echoed"], side: "client" },
   },
   "mrtr-retry-arguments-unchanged": {
     proves: "2026-07-28: the retry kept the original call's arguments",
     rule: "sampling-mrtr-carried-in-input-requests",
+    counts: { rows: ["sampling-mrtr-retry-new-id"], side: "client" },
   },
   "not-retained": {
     proves:
@@ -185,15 +208,23 @@ export const CHECK_CATALOGUE = {
     proves: "fuzzing: a legal generated result reached the upstream deep-equal",
     rule: "sampling-relay-content-unchanged",
   },
-} as const satisfies Record<string, { proves: string; rule: string }>;
+} as const satisfies Record<string, { proves: string; rule: string; counts?: CheckCounts }>;
 
 export type CheckId = keyof typeof CHECK_CATALOGUE;
 
 export const isCheckId = (id: string): id is CheckId => Object.hasOwn(CHECK_CATALOGUE, id);
 
+/** The fixed rows a check counts toward (CheckCounts), or undefined: the case's own row. */
+export function countsOf(id: CheckId): CheckCounts | undefined {
+  const entry = CHECK_CATALOGUE[id];
+  return "counts" in entry ? entry.counts : undefined;
+}
+
 /**
- * Checks that count toward a row from whichever case they were judged in, held or not (what a review question
+ * Checks credited toward their row from whichever case they were judged in, held or not (what a review question
  * showed, src/judge/review-shown.ts): results.json keeps their outcome with the case result that carries them
  * (`checks`), so a tracking bullet can rest on them (`checks:` in matrix/tracking/).
  */
-export const CREDITED_CHECKS: readonly CheckId[] = ["review-request", "review-response"];
+export const CREDITED_CHECKS: readonly CheckId[] = (Object.keys(CHECK_CATALOGUE) as CheckId[]).filter(
+  (id) => countsOf(id)?.credited === true,
+);

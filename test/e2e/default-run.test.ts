@@ -24,7 +24,9 @@ function verdictLines(results: Results): string {
  */
 describe("the default run against the embedded reference relay", () => {
   it("passes every cell it exercises, in every era, with nothing partial, warned or in error", async () => {
-    const outcome = await runPipeline(resolveRunConfig({ seed: "1", out: tempDir(), quiet: true, stable: true }));
+    const outcome = await runPipeline(
+      resolveRunConfig({ seed: "1", out: tempDir(), quiet: true, stable: true }),
+    );
     const bad = outcome.results.cells
       .filter((c) => !["pass", "n/a", "not-run"].includes(c.status))
       .map(

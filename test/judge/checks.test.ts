@@ -1,7 +1,15 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CHECK_CATALOGUE, isCheckId } from "../../src/model/checks.ts";
+import { countedElsewhere } from "../../src/judge/attribution.ts";
+import {
+  CHECK_CATALOGUE,
+  type CheckId,
+  CREDITED_CHECKS,
+  countsOf,
+  isCheckId,
+} from "../../src/model/checks.ts";
+import { loadRegister } from "../../src/model/load.ts";
 
 /** Every check id written in the judge and the fuzzer is in the catalogue, and every catalogue entry is used. */
 const SRC = resolve(import.meta.dirname, "../../src");
@@ -36,5 +44,39 @@ describe("check catalogue", () => {
       expect(entry.proves.length, id).toBeGreaterThan(10);
       expect(entry.rule.length, id).toBeGreaterThan(3);
     }
+  });
+});
+
+describe("the rows a check counts toward (catalogue `counts`)", () => {
+  const rows = new Map(loadRegister().rows.map((r) => [r.id, r]));
+  const ids = Object.keys(CHECK_CATALOGUE) as CheckId[];
+
+  it("are register rows, and the credited checks are exactly those marked credited", () => {
+    for (const id of ids)
+      for (const row of countsOf(id)?.rows ?? []) expect(rows.has(row), `${id}: ${row}`).toBe(true);
+    expect([...CREDITED_CHECKS].sort()).toEqual(["review-request", "review-response"]);
+  });
+
+  it("send a check with fixed rows to its first row from any other case's cell, and keep it in a case of its rows", () => {
+    const side = "client" as const;
+    expect(countedElsewhere("mrtr-request-state-echoed", { row: "sampling-relay-roundtrip", side })).toEqual({
+      row: "sampling-mrtr-request-state-echoed",
+      side,
+    });
+    expect(
+      countedElsewhere("mrtr-retry-arguments-unchanged", { row: "sampling-mrtr-retry-new-id", side }),
+    ).toBeUndefined();
+    expect(
+      countedElsewhere("review-request", { row: "sampling-app-view-edit-prompts", side }),
+    ).toBeUndefined();
+    expect(countedElsewhere("review-request", { row: "sampling-human-in-loop-can-deny", side })).toEqual({
+      row: "sampling-app-review-ui",
+      side,
+    });
+    // A check without fixed rows counts toward the case's own cell, wherever it was judged.
+    expect(
+      countedElsewhere("upstream-got-result", { row: "sampling-relay-roundtrip", side }),
+    ).toBeUndefined();
+    expect(countedElsewhere("review-request", undefined)).toBeUndefined();
   });
 });
