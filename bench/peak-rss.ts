@@ -49,7 +49,11 @@ export interface MeasuredRun {
 
 /** The machine's busy CPU time so far, in ms (/proc/stat's first line: user nice system … in clock ticks of 10 ms). */
 export function machineBusyMs(stat = readFileSync("/proc/stat", "utf8")): number {
-  const [, user, nice, system, , , irq, softirq, steal] = stat.split("\n")[0]!.trim().split(/\s+/).map(Number);
+  const [, user, nice, system, , , irq, softirq, steal] = stat
+    .split("\n")[0]!
+    .trim()
+    .split(/\s+/)
+    .map(Number);
   return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) * 10;
 }
 
