@@ -13,6 +13,7 @@ import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
+import { buildTsRelays } from "./build-ts-relays.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const outdir = join(root, "dist");
@@ -127,3 +128,6 @@ for (const [name, schema] of Object.entries({
   writeFileSync(partial, `${JSON.stringify({ title: `mcpx-conform ${name}`, ...json }, null, 2)}\n`);
   renameSync(partial, join(schemas, `${name}.schema.json`));
 }
+
+// The repository's own TypeScript relays (kill matrix, brokers), when this is a clone: see build-ts-relays.mjs.
+await buildTsRelays(root);

@@ -4,7 +4,7 @@
 // renderQuestion shows of a sampling request today (internal/cli/elicit.go renderQuestion: describeSchema finds no `properties`, so no
 // messages are shown, and exampleFor gives '{}'). The person at the broker answers blind.
 //
-//   node --import tsx relays/broker-shows-schema.ts --answer-timeout-ms 1500 --broker-port {{port}} -- {{upstream.command}}
+//   node ../run-ts.mjs relays/broker-shows-schema.ts --answer-timeout-ms 1500 --broker-port {{port}} -- {{upstream.command}}
 //
 //   GET  /v1/elicit                 pending questions: {id, stage, mode, server, message, requestedSchema, example}
 //   GET  /v1/elicit/show?id=ID      one question

@@ -5,7 +5,7 @@
 // relay never asks its downstream MCP client (the agent answering at the broker is the model). It declares
 // `sampling: { tools: {} }` upstream whatever its downstream declared (its agent takes tools).
 //
-//   node --import tsx relays/elicit-broker.ts --render all|prompt --answer-timeout-ms 1500 --broker-port P -- UPSTREAM…
+//   node ../run-ts.mjs relays/elicit-broker.ts --render all|prompt --answer-timeout-ms 1500 --broker-port P -- UPSTREAM…
 //
 //   GET  /v1/elicit                pending questions (a JSON array)
 //   GET  /v1/elicit/{id}           {"request": question} (404 once answered or expired)

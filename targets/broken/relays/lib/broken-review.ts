@@ -2,7 +2,7 @@
  * Start-up of the deliberately broken *review* relays: the reference relay with its review surface, and ONE
  * decision of its review policy (src/relay/reviewed.ts) replaced. Usage from a target profile:
  *
- *   node --import tsx relays/<name>.ts --answer-timeout-ms 1500 --review-port {{port}} -- {{upstream.command}}
+ *   node ../run-ts.mjs relays/<name>.ts --answer-timeout-ms 1500 --review-port {{port}} -- {{upstream.command}}
  */
 
 import { runRelay } from "../../../../src/relay/relay.ts";

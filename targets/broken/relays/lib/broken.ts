@@ -2,11 +2,11 @@
  * Shared start-up of the deliberately broken relays that are the reference relay with ONE policy decision
  * replaced (see src/relay/policy.ts). Usage from a target profile:
  *
- *   node --import tsx relays/<name>.ts --answer-timeout-ms 1500 -- {{upstream.command}}
+ *   node ../run-ts.mjs relays/<name>.ts --answer-timeout-ms 1500 -- {{upstream.command}}
  *
  * or over Streamable HTTP, as the reference relay's `--listen PORT` (downstream) and `--upstream-url URL` (upstream):
  *
- *   node --import tsx relays/<name>.ts --answer-timeout-ms 1500 --listen {{port}} --upstream-url {{upstream.url}}
+ *   node ../run-ts.mjs relays/<name>.ts --answer-timeout-ms 1500 --listen {{port}} --upstream-url {{upstream.url}}
  */
 import { REFERENCE_POLICY, type RelayPolicy } from "../../../../src/relay/policy.ts";
 import { runRelay } from "../../../../src/relay/relay.ts";
