@@ -27,17 +27,20 @@ const quoted = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
  * background job /dev/null as its stdin. The first copy to end (the relay closed stdin, or the harness closed the
  * connection) ends the other and the shim, which closes the connection and the relay's pipes.
  */
-function bashScript(bash: string, host: string, port: string, tokenFile: string): string {
+function bashScript(pipe: BashPipe, host: string, port: string, tokenFile: string): string {
+  const cat = quoted(pipe.cat);
   return [
-    `#!${bash}`,
+    // -p: no BASH_ENV file sourced and no functions imported from the environment the relay gives its upstream.
+    `#!${pipe.bash} -p`,
     "# mcpx-conform's upstream: a pipe between the relay's stdio and the harness (src/harness/upstream-launcher.ts).",
     `exec 3<>/dev/tcp/${host}/${port} || exit 1`,
     // The token file has no final newline: read then reports end of file, with the token read.
     `IFS= read -r token < ${quoted(tokenFile)} || [ -n "$token" ] || exit 2`,
     `printf '{"hello":"%s","pid":%d}\\n' "$token" "$$" >&3`,
     "exec 4<&0",
-    "cat <&3 & reader=$!",
-    "cat <&4 >&3 & writer=$!",
+    // cat by its full path: a relay may start its upstream with no PATH.
+    `${cat} <&3 & reader=$!`,
+    `${cat} <&4 >&3 & writer=$!`,
     "wait -n",
     'kill "$reader" "$writer" 2>/dev/null',
     "exit 0",
@@ -45,38 +48,47 @@ function bashScript(bash: string, host: string, port: string, tokenFile: string)
   ].join("\n");
 }
 
-let probed: { bash: string | undefined } | undefined;
+/** The programs the bash pipe runs, by absolute path. */
+interface BashPipe {
+  bash: string;
+  cat: string;
+}
+
+let probed: { pipe: BashPipe | undefined } | undefined;
 
 /**
- * The path of a bash that can run the pipe, probed once per process: version ≥ 4.3 and network redirections (a
+ * A bash that can run the pipe, and its cat, probed once per process: version ≥ 4.3 and network redirections (a
  * connection to port 1 is refused, not "No such file").
  */
-function pipeBash(): string | undefined {
+function pipeBash(): BashPipe | undefined {
   if (process.env.MCPX_CONFORM_NODE_SHIM === "1") return undefined;
-  if (probed) return probed.bash;
+  if (probed) return probed.pipe;
   const probe = spawnSync(
     "bash",
     [
       "-c",
-      '(( BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 3) )) || exit 3; (exec 3<>/dev/tcp/127.0.0.1/1) 2>&1; printf "\\n%s" "$BASH"',
+      '(( BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 3) )) || exit 3; (exec 3<>/dev/tcp/127.0.0.1/1) 2>&1; printf "\\n%s\\n%s" "$BASH" "$(command -v cat)"',
     ],
     { encoding: "utf8", timeout: 5_000 },
   );
-  const out = probe.status === 0 ? probe.stdout : "";
-  const bash = out.slice(out.lastIndexOf("\n") + 1);
-  probed = { bash: /refused/i.test(out) && bash.startsWith("/") ? bash : undefined };
-  return probed.bash;
+  const lines = (probe.status === 0 ? probe.stdout : "").split("\n");
+  const [bash, cat] = lines.slice(-2);
+  // Absolute paths without blanks: the shebang line takes one program path and one argument.
+  const path = (p: string | undefined) => p?.startsWith("/") === true && !/\s/.test(p);
+  const usable = /refused/i.test(lines.join("\n")) && path(bash) && path(cat);
+  probed = { pipe: usable ? { bash: bash!, cat: cat! } : undefined };
+  return probed.pipe;
 }
 
 /** Writes the launcher (0700) into the session's private folder and returns its path. */
 export function writeUpstreamLauncher(tmp: string, controlAddress: string, tokenFile: string): string {
   const path = join(tmp, "upstream");
   const colon = controlAddress.lastIndexOf(":");
-  const bash = pipeBash();
+  const pipe = pipeBash();
   writeFileSync(
     path,
-    bash
-      ? bashScript(bash, controlAddress.slice(0, colon), controlAddress.slice(colon + 1), tokenFile)
+    pipe
+      ? bashScript(pipe, controlAddress.slice(0, colon), controlAddress.slice(colon + 1), tokenFile)
       : `#!/bin/sh\nexec ${quoted(process.execPath)} ${quoted(NODE_SHIM)} ${quoted(controlAddress)} ${quoted(tokenFile)}\n`,
   );
   chmodSync(path, 0o700);

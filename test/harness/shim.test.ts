@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ControlServer } from "../../src/harness/channels.ts";
@@ -23,7 +23,12 @@ afterAll(async () => {
 const mode = (path: string) => statSync(path).mode & 0o777;
 
 /** Launches the shim of the pipe asked for as a relay would, and waits for its connection. */
-async function launched(pipe: "bash" | "node", server: ControlServer, dir: string) {
+async function launched(
+  pipe: "bash" | "node",
+  server: ControlServer,
+  dir: string,
+  env: NodeJS.ProcessEnv = process.env,
+) {
   const token = randomBytes(8).toString("hex");
   const previous = process.env.MCPX_CONFORM_NODE_SHIM;
   process.env.MCPX_CONFORM_NODE_SHIM = pipe === "node" ? "1" : "0";
@@ -31,7 +36,7 @@ async function launched(pipe: "bash" | "node", server: ControlServer, dir: strin
     expect(upstreamPipe()).toBe(pipe);
     const endpoint = stdioUpstream(server, token, dir);
     const command = endpoint.placeholders["upstream.command"]!;
-    const shim = spawn(command, [], { stdio: ["pipe", "pipe", "inherit"] });
+    const shim = spawn(command, [], { stdio: ["pipe", "pipe", "inherit"], env });
     const exited = new Promise<number | null>((resolve) => shim.on("exit", (code) => resolve(code)));
     const channel = await endpoint.next(10_000);
     return { token, command, shim, exited, channel };
@@ -90,6 +95,25 @@ describe.each(PIPES)("the upstream shim (%s pipe)", (pipe) => {
       shim.kill("SIGKILL");
       removeTempDir(dir);
     }
+  });
+
+  it("runs as a relay may start it: with no environment at all, or one whose BASH_ENV prints", async () => {
+    const dir = makeTempDir();
+    const noisy = join(dir, "noisy-bash-env");
+    writeFileSync(noisy, "echo 'sourced BASH_ENV'\ncat() { echo 'a function named cat'; }\nexport -f cat\n");
+    for (const env of [{}, { PATH: process.env.PATH ?? "", BASH_ENV: noisy }]) {
+      const { shim, channel } = await launched(pipe, control, dir, env);
+      try {
+        let toRelay = "";
+        shim.stdout.on("data", (chunk: Buffer) => (toRelay += chunk.toString("utf8")));
+        channel.send('{"jsonrpc":"2.0","id":7,"result":{}}');
+        await expect.poll(() => toRelay, { timeout: 5_000 }).toContain("\n");
+        expect(toRelay, JSON.stringify(env)).toBe('{"jsonrpc":"2.0","id":7,"result":{}}\n');
+      } finally {
+        shim.kill("SIGKILL");
+      }
+    }
+    removeTempDir(dir);
   });
 
   it("exits, closing its stdout, when the harness closes the connection", async () => {
