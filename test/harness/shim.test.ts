@@ -116,6 +116,23 @@ describe.each(PIPES)("the upstream shim (%s pipe)", (pipe) => {
     removeTempDir(dir);
   });
 
+  it("closes its stdout and the connection when the relay stops it with SIGTERM", async () => {
+    const dir = makeTempDir();
+    const { shim, exited, channel } = await launched(pipe, control, dir);
+    try {
+      const closed = new Promise<string>((resolve) => channel.onClose(resolve));
+      const stdoutEnded = new Promise<void>((resolve) => shim.stdout.on("end", resolve));
+      shim.stdout.resume();
+      shim.kill("SIGTERM");
+      await stdoutEnded;
+      expect(await closed).toBe("the relay closed the upstream's stdio");
+      await exited;
+    } finally {
+      shim.kill("SIGKILL");
+      removeTempDir(dir);
+    }
+  });
+
   it("exits, closing its stdout, when the harness closes the connection", async () => {
     const own = new ControlServer();
     await own.start();
