@@ -66,7 +66,8 @@ export const UNIT = [
 export default defineConfig({
   test: {
     projects: [
-      { test: { ...shared, name: "unit", include: UNIT, exclude: BROWSER } },
+      // The pure tests start no process: they need no build (the other lanes build it first).
+      { test: { ...shared, globalSetup: [], name: "unit", include: UNIT, exclude: BROWSER } },
       { test: { ...shared, name: "e2e", include: ["test/**/*.test.ts"], exclude: [...UNIT, ...BROWSER] } },
       { test: { ...shared, name: "browser", include: BROWSER } },
     ],
