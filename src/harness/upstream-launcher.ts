@@ -34,8 +34,9 @@ function bashScript(pipe: BashPipe, host: string, port: string, tokenFile: strin
     `#!${pipe.bash} -p`,
     "# mcpx-conform's upstream: a pipe between the relay's stdio and the harness (src/harness/upstream-launcher.ts).",
     // A relay that stops its upstream with a signal stops both copies with it (their pipes and the connection
-    // close); set before the hello, so from the moment the harness knows the shim.
-    `trap 'kill "$reader" "$writer" 2>/dev/null; exit 0' TERM INT HUP`,
+    // close); set before the hello, so from the moment the harness knows the shim. `$!` too: a trap may run between
+    // a copy's start and the assignment of its pid.
+    `trap 'kill "$reader" "$writer" $! 2>/dev/null; exit 0' TERM INT HUP`,
     `exec 3<>/dev/tcp/${host}/${port} || exit 1`,
     // The token file has no final newline: read then reports end of file, with the token read.
     `IFS= read -r token < ${quoted(tokenFile)} || [ -n "$token" ] || exit 2`,
