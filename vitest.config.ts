@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 /**
@@ -8,7 +9,9 @@ import { defineConfig } from "vitest/config";
  * - `e2e`: everything that starts a process or a socket: real relays (the reference relay, the broken, hostile and
  *   foreign ones, the published ones), the CLI, the kill matrix, the package tarball.
  * - `browser`: matrix.html and the report site in Debian's chromium.
- * `npm test` runs all three.
+ * `npm test` runs all three, in that order (`sequence.groupOrder`). The pure tests start no process and wait on
+ * nothing, so they take every core (vitest's default leaves one free); the other lanes keep vitest's default, one
+ * file at a time on a 2-core machine: their relays and harness runs use the other core.
  */
 const shared = {
   testTimeout: 60_000,
@@ -67,9 +70,27 @@ export default defineConfig({
   test: {
     projects: [
       // The pure tests start no process: they need no build (the other lanes build it first).
-      { test: { ...shared, globalSetup: [], name: "unit", include: UNIT, exclude: BROWSER } },
-      { test: { ...shared, name: "e2e", include: ["test/**/*.test.ts"], exclude: [...UNIT, ...BROWSER] } },
-      { test: { ...shared, name: "browser", include: BROWSER } },
+      {
+        test: {
+          ...shared,
+          globalSetup: [],
+          name: "unit",
+          include: UNIT,
+          exclude: BROWSER,
+          maxWorkers: availableParallelism(),
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: "e2e",
+          include: ["test/**/*.test.ts"],
+          exclude: [...UNIT, ...BROWSER],
+          sequence: { groupOrder: 1 },
+        },
+      },
+      { test: { ...shared, name: "browser", include: BROWSER, sequence: { groupOrder: 2 } } },
     ],
   },
 });

@@ -35,6 +35,7 @@ import { type Results, ResultsSchema } from "../src/model/results.ts";
 import { resolveRunConfig } from "../src/run/config.ts";
 import { runPipeline } from "../src/run/pipeline.ts";
 import { ROOT, tempDir } from "./helpers/cli.ts";
+import { limiter } from "./helpers/limit.ts";
 
 const MATRIX_FILE = join(ROOT, "matrix/kill-matrix.yaml");
 const matrix = loadDataFile(MATRIX_FILE, KillMatrixSchema);
@@ -107,20 +108,6 @@ async function runJob(job: Job): Promise<Done> {
   }
 }
 
-/** Runs jobs in order with at most `limit` in flight. */
-async function pool<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await work(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
-
 const referenceName = (target: string) => `reference:${target}`;
 const relays = matrix.relays as BrokenRelay[];
 const hostile = matrix.hostile as BrokenRelay[];
@@ -166,7 +153,8 @@ function ownCheckFailed(relay: string, evidence: string | undefined): boolean {
 describe("kill matrix: every broken relay is caught where it must be, and only there", () => {
   beforeAll(async () => {
     const t0 = performance.now();
-    for (const d of await pool(jobs, CONCURRENCY, runJob))
+    const twoAtATime = limiter(CONCURRENCY);
+    for (const d of await Promise.all(jobs.map((job) => twoAtATime(() => runJob(job)))))
       done.set(d.job.name, [...(done.get(d.job.name) ?? []), d]);
     wallMs = Math.round(performance.now() - t0);
     const lines = [...done.entries()].map(

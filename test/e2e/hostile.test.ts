@@ -13,6 +13,7 @@ import { type Results, ResultsSchema } from "../../src/model/results.ts";
 import { planRun } from "../../src/run/plan.ts";
 import { waitsOnOwnSession } from "../../src/run/shard.ts";
 import { BIN, cliInProcess, ROOT, tempDir } from "../helpers/cli.ts";
+import { limiter } from "../helpers/limit.ts";
 
 /**
  * The hostile zoo (targets/hostile/): real relay processes that misbehave. For each, a run must end within the
@@ -308,22 +309,30 @@ function roundtripEvidence(run: Run): Evidence {
 }
 
 describe("hostile relays: the run ends within its bound, tells the truth and leaves nothing behind", () => {
-  it.each(ZOO)("$name", async ({ name, code, status, reason, within, rows, also }) => {
-    const run = await hostileRun(name, { rows });
-    expect(run.ms, `took ${Math.round(run.ms)} ms`).toBeLessThan(bound(name, rows));
-    if (within) expect(run.ms, `took ${Math.round(run.ms)} ms`).toBeLessThan(within);
-    expect(run.code, run.stderr).toBe(code);
-    const rt = roundtrip(run.results);
-    expect(rt.status).toBe(status);
-    if (status !== "pass") expect(rt.cases[0]!.reason).toMatch(reason);
-    // Once the round trip failed, the era's other cases say so instead of being run one by one.
-    if (status !== "pass")
-      for (const cell of run.results.cells.filter((c) => c.row !== rt.row && c.cases.length > 0))
-        expect(cell.status, cell.row).toBe(status);
-    expectHonestReasons(run.results);
-    also?.(run);
-    expectCleanEnd(run);
-  });
+  // Two runs at a time: most of the zoo waits (a hang, a deadline), so their waits overlap; each run's time is
+  // measured from its own start, so the bounds hold as they did one at a time. A test's time includes its wait for a
+  // turn (vitest starts up to five concurrent tests), hence the longer timeout.
+  const twoAtATime = limiter(2);
+  it.concurrent.for(ZOO)(
+    "$name",
+    { timeout: 180_000 },
+    async ({ name, code, status, reason, within, rows, also }, { expect }) => {
+      const run = await twoAtATime(() => hostileRun(name, { rows }));
+      expect(run.ms, `took ${Math.round(run.ms)} ms`).toBeLessThan(bound(name, rows));
+      if (within) expect(run.ms, `took ${Math.round(run.ms)} ms`).toBeLessThan(within);
+      expect(run.code, run.stderr).toBe(code);
+      const rt = roundtrip(run.results);
+      expect(rt.status).toBe(status);
+      if (status !== "pass") expect(rt.cases[0]!.reason).toMatch(reason);
+      // Once the round trip failed, the era's other cases say so instead of being run one by one.
+      if (status !== "pass")
+        for (const cell of run.results.cells.filter((c) => c.row !== rt.row && c.cases.length > 0))
+          expect(cell.status, cell.row).toBe(status);
+      expectHonestReasons(run.results);
+      also?.(run);
+      expectCleanEnd(run);
+    },
+  );
 
   it("a relay's stderr reaches results redacted, and the relay never sees the harness's environment", async () => {
     const run = await hostileRun("exits-at-once");
