@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, writeFileSync } from "node:fs";
+import { connect as tcpConnect } from "node:net";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { TargetProfile } from "../model/target.ts";
@@ -166,6 +167,31 @@ export function acceptUpstreams(
   })();
 }
 
+/** Nothing accepted a TCP connection at the relay's port (yet): always worth another try, as a failed fetch is. */
+class PortClosed extends Error {}
+
+/** Resolves once something accepts a TCP connection at host:port (closed at once); rejects with PortClosed. */
+function portAccepts(at: { host: string; port: number }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = tcpConnect(at.port, at.host);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve();
+    });
+    socket.once("error", (error) => {
+      socket.destroy();
+      reject(new PortClosed(error.message));
+    });
+  });
+}
+
+/** The host and port a relay's HTTP URL names (the scheme's port when it names none). */
+export function listensAt(url: string): { host: string; port: number } {
+  const u = new URL(url);
+  const port = u.port ? Number(u.port) : u.protocol === "https:" ? 443 : 80;
+  return { host: u.hostname.replace(/^\[|\]$/g, ""), port };
+}
+
 /** A refusal that means "not ready yet" (nothing listens, or a proxy's 502/503/504), not an answer. */
 const NOT_READY = /ECONNREFUSED|ECONNRESET|EPIPE|socket hang up|fetch failed|HTTP 50[234]\b|\b50[234]\b/;
 
@@ -183,11 +209,17 @@ export async function connectWhenReady<A extends { connect(timeoutMs: number): P
     deadline: number;
     gone: () => string | undefined;
     waiting: (why: string) => void;
+    /**
+     * The relay's host and port (HTTP): each try first opens a bare TCP connection there, so that while a slow relay
+     * starts (seconds for a Python one) a try costs a refused connect, not a transport, a client and a request.
+     */
+    portOf?: () => { host: string; port: number };
   },
 ): Promise<{ answerer: A; close(): Promise<void> }> {
   for (;;) {
     let close: (() => Promise<void>) | undefined;
     try {
+      if (options.portOf) await portAccepts(options.portOf());
       const downstream = await open();
       close = downstream.close;
       const answerer = make(downstream.channel);
@@ -196,7 +228,8 @@ export async function connectWhenReady<A extends { connect(timeoutMs: number): P
     } catch (error) {
       await close?.().catch(() => undefined);
       const message = error instanceof Error ? error.message : String(error);
-      const again = options.http && NOT_READY.test(message) && options.gone() === undefined;
+      const notReady = error instanceof PortClosed || NOT_READY.test(message);
+      const again = options.http && notReady && options.gone() === undefined;
       // Past the deadline by a little: the caller's own start-up timer (started earlier) says why first.
       if (!again || performance.now() >= options.deadline + 4 * LISTEN_POLL_MS) throw error;
       options.waiting(message);

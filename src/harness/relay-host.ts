@@ -6,6 +6,7 @@ import {
   acceptUpstreams,
   connectWhenReady,
   launchRelay,
+  listensAt,
   openDownstream,
   type UpstreamEndpoint,
 } from "./endpoints.ts";
@@ -90,6 +91,7 @@ export class RelayHost {
         make,
         {
           http: profile.downstream.transport !== "stdio",
+          ...(this.downstreamUrl ? { portOf: () => listensAt(this.downstreamUrl!) } : {}),
           deadline: performance.now() + profile.startupTimeoutMs,
           gone: () => this.relay.exited,
           waiting: options.waiting ?? (() => undefined),
