@@ -162,17 +162,6 @@ export class Reviewer extends ReviewWatcher {
     }
   }
 
-  /**
-   * A surface that says its version after a decision saves the long poll its own close would wake: when that version
-   * is one past the one last seen, the close was the only change since (the version counts every open and close), so
-   * the next long poll may wait from there. Anything else (another question opened meanwhile, no header) leaves the
-   * version as it was, and the next poll answers at once with what changed.
-   */
-  private sawOwnClose(after: string | null): void {
-    if (after === null || this.version === undefined) return;
-    if (Number(after) === Number(this.version) + 1) this.version = after;
-  }
-
   private async decide(q: Record<string, unknown>): Promise<void> {
     const stage = q.stage === "response" ? "response" : "request";
     const scripted = stage === "request" ? this.review?.request : this.review?.response;
@@ -204,13 +193,12 @@ export class Reviewer extends ReviewWatcher {
         : decision.action === "approve" && decision.params
           ? { params: decision.params }
           : {};
-    const { status, version } = await this.http(
+    const { status } = await this.http(
       "POST",
       `/questions/${encodeURIComponent(String(q.id))}/${decision.action}`,
       body,
     );
     record.status = status;
-    this.sawOwnClose(version);
     if (decision.action === "answer" && status === 200) this.answered = { result: decision.result };
   }
 }

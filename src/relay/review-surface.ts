@@ -17,7 +17,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
  *   POST /v1/questions/:id/approve     request stage: body {} or {"params": edited}; response stage: body {}
  *   POST /v1/questions/:id/answer      body {"result": CreateMessageResult}: answer (or replace the response)
  *   POST /v1/questions/:id/decline     deny: the server gets -1 "User rejected sampling request"
- *   (a decision's 200 carries `x-questions-version` as it stands once its question closed)
  *
  * Decisions are validated by the relay (`check`) before they are accepted: an illegal edit or answer is refused
  * with 422 and the findings, and the question stays open. Plain node:http on purpose: four routes need no
@@ -183,8 +182,8 @@ export class ReviewSurface {
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const parts = url.pathname.split("/").filter(Boolean);
-    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-      res.writeHead(status, { "content-type": "application/json", ...headers });
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(body));
     };
     if (parts[0] !== "v1" || parts[1] !== "questions") return send(404, { error: "not found" });
@@ -225,9 +224,7 @@ export class ReviewSurface {
     const problem = open.check(open.view.stage, decision);
     if (problem) return send(422, { error: problem });
     open.resolve(decision);
-    // The version right after this question closed (nothing else has run since): a reviewer that had seen the version
-    // before it need not look again for this close alone (GET /v1/questions explains the version).
-    return send(200, { ok: true }, { "x-questions-version": String(this.version) });
+    return send(200, { ok: true });
   }
 
   /** `GET /v1/questions`, long-polled when `?wait=` asks for it. */

@@ -1,6 +1,4 @@
-import type { IncomingMessage, Server } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { Reviewer } from "../../src/harness/reviewer.ts";
 import { ReviewSurface } from "../../src/relay/review-surface.ts";
 
 /**
@@ -83,73 +81,5 @@ describe("review surface long poll", () => {
     await surface.close();
     expect(await hanging).toBe(200);
     expect(performance.now() - t0).toBeLessThan(5_000);
-  });
-});
-
-describe("a decision and the version", () => {
-  it("a decision's 200 carries the version as it stands once its question closed", async () => {
-    const url = await open();
-    const q = ask("q-1");
-    const decided = await fetch(`${url}/q-1/approve`, { method: "POST", body: "{}" });
-    expect(decided.status).toBe(200);
-    // Opened (1), closed (2).
-    expect(decided.headers.get("x-questions-version")).toBe("2");
-    expect(await q.decision).toEqual({ kind: "approve" });
-  });
-
-  it("the harness's reviewer does not look again for its own close: one long poll per question", async () => {
-    const url = await open();
-    let lists = 0;
-    (surface as unknown as { server: Server }).server.prependListener("request", (req: IncomingMessage) => {
-      if (req.method === "GET") lists++;
-    });
-    const reviewer = new Reviewer(url.replace(/\/questions$/, ""), true);
-    reviewer.script(undefined, {
-      action: "accept",
-      result: { role: "assistant", content: { type: "text", text: "x" }, model: "m" },
-    });
-    try {
-      for (let i = 1; i <= 6; i++) {
-        expect(await ask(`q-${i}`).decision).toEqual({ kind: "approve" });
-        // The next question comes a little later, as a relay's next stage does (after the model's answer).
-        await new Promise((r) => setTimeout(r, 40));
-      }
-      // The first plain look, then one long poll woken by each question's opening (a surface without the header on
-      // its decisions costs a second look per question: 13 here).
-      expect(lists).toBeLessThanOrEqual(8);
-      expect(reviewer.records.map((r) => r.question.id)).toEqual(["q-1", "q-2", "q-3", "q-4", "q-5", "q-6"]);
-    } finally {
-      reviewer.stop();
-    }
-  });
-
-  it("looks again at once when another question opened while it decided", async () => {
-    const url = await open();
-    const reviewer = new Reviewer(url.replace(/\/questions$/, ""), true);
-    // The first question's check opens a second one: the decision's version is then two past the one the reviewer saw.
-    let second: ReturnType<typeof ask> | undefined;
-    const first = surface.ask("request", {
-      id: "q-1",
-      server: { name: "test" },
-      request: { messages: [], maxTokens: 1 },
-      deadline: Date.now() + 5_000,
-      check: () => {
-        second = ask("q-2", 5_000);
-        return null;
-      },
-    });
-    reviewer.script(undefined, {
-      action: "accept",
-      result: { role: "assistant", content: { type: "text", text: "x" }, model: "m" },
-    });
-    try {
-      expect(await first.decision).toEqual({ kind: "approve" });
-      const t0 = performance.now();
-      // Decided well before the long poll's 10 s: the reviewer did not wait from a version past q-2's opening.
-      expect(await second!.decision).toEqual({ kind: "approve" });
-      expect(performance.now() - t0).toBeLessThan(2_000);
-    } finally {
-      reviewer.stop();
-    }
   });
 });
