@@ -213,13 +213,13 @@ export async function connectWhenReady<A extends { connect(timeoutMs: number): P
      * The relay's host and port (HTTP): each try first opens a bare TCP connection there, so that while a slow relay
      * starts (seconds for a Python one) a try costs a refused connect, not a transport, a client and a request.
      */
-    portOf?: () => { host: string; port: number };
+    listening?: { host: string; port: number };
   },
 ): Promise<{ answerer: A; close(): Promise<void> }> {
   for (;;) {
     let close: (() => Promise<void>) | undefined;
     try {
-      if (options.portOf) await portAccepts(options.portOf());
+      if (options.listening) await portAccepts(options.listening);
       const downstream = await open();
       close = downstream.close;
       const answerer = make(downstream.channel);

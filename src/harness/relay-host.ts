@@ -85,13 +85,14 @@ export class RelayHost {
     options: { session?: string; era?: Era; waiting?: (why: string) => void } = {},
   ): Promise<A> {
     const { profile } = this.options;
+    const url = this.downstreamUrl;
     const connected = await Promise.race([
       connectWhenReady(
-        () => openDownstream(profile, this.relay, this.downstreamUrl, recorder, options.session, options.era),
+        () => openDownstream(profile, this.relay, url, recorder, options.session, options.era),
         make,
         {
           http: profile.downstream.transport !== "stdio",
-          ...(this.downstreamUrl ? { portOf: () => listensAt(this.downstreamUrl!) } : {}),
+          ...(url ? { listening: listensAt(url) } : {}),
           deadline: performance.now() + profile.startupTimeoutMs,
           gone: () => this.relay.exited,
           waiting: options.waiting ?? (() => undefined),

@@ -13,6 +13,21 @@ const channel: LineChannel = { send: () => undefined, onLine: () => undefined, o
 let server: Server | undefined;
 afterEach(() => server?.close());
 
+/** connectWhenReady over HTTP against 127.0.0.1:port, with an answerer that connects at once. */
+function whenReady(
+  port: number,
+  open: () => Promise<{ channel: LineChannel; close(): Promise<void> }>,
+  options: { withinMs?: number; waiting?: (why: string) => void } = {},
+) {
+  return connectWhenReady(open, () => ({ connect: async () => undefined }), {
+    http: true,
+    deadline: performance.now() + (options.withinMs ?? 5_000),
+    gone: () => undefined,
+    waiting: options.waiting ?? (() => undefined),
+    listening: { host: "127.0.0.1", port },
+  });
+}
+
 function listenLater(port: number, ms: number): void {
   setTimeout(() => {
     server = createServer((socket) => socket.destroy()).listen(port, "127.0.0.1");
@@ -25,19 +40,13 @@ describe("connectWhenReady over HTTP", () => {
     listenLater(port, 400);
     let opens = 0;
     const waited: string[] = [];
-    await connectWhenReady(
+    await whenReady(
+      port,
       async () => {
         opens++;
         return { channel, close: async () => undefined };
       },
-      () => ({ connect: async () => undefined }),
-      {
-        http: true,
-        deadline: performance.now() + 5_000,
-        gone: () => undefined,
-        waiting: (why) => waited.push(why),
-        portOf: () => ({ host: "127.0.0.1", port }),
-      },
+      { waiting: (why) => waited.push(why) },
     );
     // Without the knock, each 50 ms try of the 400 ms would have built a transport.
     expect(opens).toBe(1);
@@ -50,20 +59,10 @@ describe("connectWhenReady over HTTP", () => {
     const port = await freePort();
     listenLater(port, 0);
     let opens = 0;
-    await connectWhenReady(
-      async () => {
-        if (++opens < 3) throw new Error("HTTP 503 Service Unavailable");
-        return { channel, close: async () => undefined };
-      },
-      () => ({ connect: async () => undefined }),
-      {
-        http: true,
-        deadline: performance.now() + 5_000,
-        gone: () => undefined,
-        waiting: () => undefined,
-        portOf: () => ({ host: "127.0.0.1", port }),
-      },
-    );
+    await whenReady(port, async () => {
+      if (++opens < 3) throw new Error("HTTP 503 Service Unavailable");
+      return { channel, close: async () => undefined };
+    });
     expect(opens).toBe(3);
   });
 
@@ -71,17 +70,7 @@ describe("connectWhenReady over HTTP", () => {
     const port = await freePort();
     const t0 = performance.now();
     await expect(
-      connectWhenReady(
-        async () => ({ channel, close: async () => undefined }),
-        () => ({ connect: async () => undefined }),
-        {
-          http: true,
-          deadline: performance.now() + 300,
-          gone: () => undefined,
-          waiting: () => undefined,
-          portOf: () => ({ host: "127.0.0.1", port }),
-        },
-      ),
+      whenReady(port, async () => ({ channel, close: async () => undefined }), { withinMs: 300 }),
     ).rejects.toThrow(/ECONNREFUSED/);
     expect(performance.now() - t0).toBeLessThan(3_000);
   });

@@ -46,15 +46,36 @@ async function launched(
   }
 }
 
+/**
+ * Runs `use` against a freshly launched shim (in `dir`, else a temporary folder of its own), then kills the shim and
+ * removes the folder it made, however `use` ended.
+ */
+async function withShim(
+  pipe: "bash" | "node",
+  server: ControlServer,
+  use: (shim: Awaited<ReturnType<typeof launched>> & { dir: string }) => Promise<void>,
+  options: { dir?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<void> {
+  const dir = options.dir ?? makeTempDir();
+  try {
+    const shim = await launched(pipe, server, dir, options.env);
+    try {
+      await use({ ...shim, dir });
+    } finally {
+      shim.shim.kill("SIGKILL");
+    }
+  } finally {
+    if (!options.dir) removeTempDir(dir);
+  }
+}
+
 // This machine's bash pipes (CI runs on Debian); the Node shim is what a machine without a usable bash runs.
 const PIPES = ["bash", "node"] as const;
 
 describe.each(PIPES)("the upstream shim (%s pipe)", (pipe) => {
   it("keeps its token off argv: the running shim's `ps -o args` and its launcher hold no token", async () => {
     await control.start();
-    const dir = makeTempDir();
-    const { token, command, shim } = await launched(pipe, control, dir);
-    try {
+    await withShim(pipe, control, async ({ token, command, shim, dir }) => {
       expect(readFileSync(command, "utf8")).not.toContain(token);
       expect(mode(dir)).toBe(0o700);
       expect(mode(command)).toBe(0o700);
@@ -64,16 +85,11 @@ describe.each(PIPES)("the upstream shim (%s pipe)", (pipe) => {
       expect(args).not.toContain(token);
       const all = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" });
       expect(all).not.toContain(token);
-    } finally {
-      shim.kill("SIGKILL");
-      removeTempDir(dir);
-    }
+    });
   });
 
   it("copies bytes unchanged both ways, and closes the connection when the relay closes its stdin", async () => {
-    const dir = makeTempDir();
-    const { shim, exited, channel } = await launched(pipe, control, dir);
-    try {
+    await withShim(pipe, control, async ({ shim, exited, channel }) => {
       const fromRelay: string[] = [];
       channel.onLine((line) => fromRelay.push(line));
       const closed = new Promise<string>((resolve) => channel.onClose(resolve));
@@ -91,35 +107,34 @@ describe.each(PIPES)("the upstream shim (%s pipe)", (pipe) => {
       shim.stdin.end();
       expect(await closed).toBe("the relay closed the upstream's stdio");
       expect(await exited).toBe(0);
-    } finally {
-      shim.kill("SIGKILL");
-      removeTempDir(dir);
-    }
+    });
   });
 
   it("runs as a relay may start it: with no environment at all, or one whose BASH_ENV prints", async () => {
     const dir = makeTempDir();
     const noisy = join(dir, "noisy-bash-env");
     writeFileSync(noisy, "echo 'sourced BASH_ENV'\ncat() { echo 'a function named cat'; }\nexport -f cat\n");
-    for (const env of [{}, { PATH: process.env.PATH ?? "", BASH_ENV: noisy }]) {
-      const { shim, channel } = await launched(pipe, control, dir, env);
-      try {
-        let toRelay = "";
-        shim.stdout.on("data", (chunk: Buffer) => (toRelay += chunk.toString("utf8")));
-        channel.send('{"jsonrpc":"2.0","id":7,"result":{}}');
-        await expect.poll(() => toRelay, { timeout: 5_000 }).toContain("\n");
-        expect(toRelay, JSON.stringify(env)).toBe('{"jsonrpc":"2.0","id":7,"result":{}}\n');
-      } finally {
-        shim.kill("SIGKILL");
-      }
+    try {
+      for (const env of [{}, { PATH: process.env.PATH ?? "", BASH_ENV: noisy }])
+        await withShim(
+          pipe,
+          control,
+          async ({ shim, channel }) => {
+            let toRelay = "";
+            shim.stdout.on("data", (chunk: Buffer) => (toRelay += chunk.toString("utf8")));
+            channel.send('{"jsonrpc":"2.0","id":7,"result":{}}');
+            await expect.poll(() => toRelay, { timeout: 5_000 }).toContain("\n");
+            expect(toRelay, JSON.stringify(env)).toBe('{"jsonrpc":"2.0","id":7,"result":{}}\n');
+          },
+          { dir, env },
+        );
+    } finally {
+      removeTempDir(dir);
     }
-    removeTempDir(dir);
   });
 
   it("closes its stdout and the connection when the relay stops it with SIGTERM", async () => {
-    const dir = makeTempDir();
-    const { shim, exited, channel } = await launched(pipe, control, dir);
-    try {
+    await withShim(pipe, control, async ({ shim, exited, channel }) => {
       const closed = new Promise<string>((resolve) => channel.onClose(resolve));
       const stdoutEnded = new Promise<void>((resolve) => shim.stdout.on("end", resolve));
       shim.stdout.resume();
@@ -127,27 +142,19 @@ describe.each(PIPES)("the upstream shim (%s pipe)", (pipe) => {
       await stdoutEnded;
       expect(await closed).toBe("the relay closed the upstream's stdio");
       await exited;
-    } finally {
-      shim.kill("SIGKILL");
-      removeTempDir(dir);
-    }
+    });
   });
 
   it("exits, closing its stdout, when the harness closes the connection", async () => {
     const own = new ControlServer();
     await own.start();
-    const dir = makeTempDir();
-    const { shim, exited } = await launched(pipe, own, dir);
-    try {
+    await withShim(pipe, own, async ({ shim, exited }) => {
       const stdoutEnded = new Promise<void>((resolve) => shim.stdout.on("end", resolve));
       shim.stdout.resume();
       await own.close();
       await stdoutEnded;
       expect(await exited).toBe(0);
-    } finally {
-      shim.kill("SIGKILL");
-      removeTempDir(dir);
-    }
+    });
   });
 });
 
