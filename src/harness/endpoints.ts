@@ -170,10 +170,17 @@ export function acceptUpstreams(
 /** Nothing accepted a TCP connection at the relay's port (yet): always worth another try, as a failed fetch is. */
 class PortClosed extends Error {}
 
-/** Resolves once something accepts a TCP connection at host:port (closed at once); rejects with PortClosed. */
-function portAccepts(at: { host: string; port: number }): Promise<void> {
+/**
+ * Resolves once something accepts a TCP connection at host:port (closed at once); rejects with PortClosed when the
+ * connection is refused or not made within `withinMs` (a host that drops the attempt would hold it for minutes).
+ */
+function portAccepts(at: { host: string; port: number }, withinMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const socket = tcpConnect(at.port, at.host);
+    socket.setTimeout(withinMs, () => {
+      socket.destroy();
+      reject(new PortClosed(`no connection to ${at.host}:${at.port} within ${withinMs} ms`));
+    });
     socket.once("connect", () => {
       socket.destroy();
       resolve();
@@ -219,7 +226,8 @@ export async function connectWhenReady<A extends { connect(timeoutMs: number): P
   for (;;) {
     let close: (() => Promise<void>) | undefined;
     try {
-      if (options.listening) await portAccepts(options.listening);
+      if (options.listening)
+        await portAccepts(options.listening, Math.max(1, Math.ceil(options.deadline - performance.now())));
       const downstream = await open();
       close = downstream.close;
       const answerer = make(downstream.channel);
