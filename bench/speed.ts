@@ -20,6 +20,7 @@ import { sessionGroup } from "../src/harness/case-instance.ts";
 import { ControlServer } from "../src/harness/channels.ts";
 import { defaultConcurrency } from "../src/harness/harness-plan.ts";
 import { makeTempDir, removeTempDir } from "../src/harness/processes.ts";
+import { sessionKey } from "../src/harness/scheduler.ts";
 import { RelaySession } from "../src/harness/session.ts";
 import type { LoadedCase } from "../src/model/load.ts";
 import { loadTarget, PROJECT_ROOT } from "../src/model/load.ts";
@@ -27,7 +28,7 @@ import type { TargetProfile } from "../src/model/target.ts";
 import { type Era, isModernEra } from "../src/protocol/eras.ts";
 import { resolveRunConfig } from "../src/run/config.ts";
 import { planRun } from "../src/run/plan.ts";
-import { unavoidableWaitMs, waitsOnOwnSession } from "../src/run/shard.ts";
+import { unavoidableWaitMs, waitChains } from "../src/run/shard.ts";
 import { folderBytes } from "./memory.ts";
 import { measuredRun } from "./peak-rss.ts";
 
@@ -51,16 +52,18 @@ export const median = (xs: number[]): number => {
  * answerTimeoutMs, a late answer its delay, a withheld 2026-07-28 answer the relay's deadline) on the relay session
  * that must sit them out one after another. A waiting case hands its lane on, so waits on different sessions overlap
  * whatever the lane count; a legacy session runs its cases in turn (its waits add up; the cases that wait on purpose
- * get a session of their own), a 2026-07-28 session lets its cases settle side by side (its longest wait counts).
+ * run on chains apart from their group, `waitChains`), a 2026-07-28 session lets its cases settle side by side (its
+ * longest wait counts).
  */
 export function waitFloorMs(
   work: Array<{ kase: LoadedCase; era: Era }>,
   profile: Pick<TargetProfile, "answerTimeoutMs">,
+  lanes: number,
 ): number {
   const sessions = new Map<string, { waits: number[]; overlap: boolean }>();
+  const apart = waitChains(work, profile, lanes);
   work.forEach((w, i) => {
-    const own = w.kase.sessions === 2 || waitsOnOwnSession(w, profile);
-    const key = own ? `own ${i}` : sessionGroup(w);
+    const key = w.kase.sessions === 2 ? `own ${i}` : sessionKey(sessionGroup(w), apart(w));
     const session = sessions.get(key) ?? { waits: [], overlap: isModernEra(w.era) };
     session.waits.push(unavoidableWaitMs(w, profile));
     sessions.set(key, session);
@@ -143,7 +146,7 @@ async function benchRun(control: ControlServer): Promise<RunFigures> {
   }
   const c = resolveRunConfig({ seed: "1", reporter: "md", out });
   const { work } = planRun(c);
-  const waits = waitFloorMs(work, c.profile);
+  const waits = waitFloorMs(work, c.profile, c.concurrency);
   return {
     eras: c.eras,
     target: c.profile.name,

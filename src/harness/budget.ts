@@ -2,6 +2,7 @@ import type { LoadedCase } from "../model/load.ts";
 import type { TargetProfile } from "../model/target.ts";
 import type { Era } from "../protocol/eras.ts";
 import { sessionGroup } from "./case-instance.ts";
+import { sessionKey } from "./scheduler.ts";
 import { CASE_SLACK_MS, KILL_GRACE_MS } from "./waits.ts";
 
 /** A session group gets its relay started at most this many times (the first start and one reopen). */
@@ -26,7 +27,7 @@ export const RUN_OVERHEAD_MS = 15_000;
  * The longest a run of these cases can take against this profile, in ms (the README states it):
  *   (sessions + MAX_SPLITS) × 2 × (startupTimeoutMs + KILL_GRACE_MS) + isolation cases × (startupTimeoutMs + KILL_GRACE_MS)
  *   + case runs × (startupTimeoutMs + caseTimeoutMs + CASE_SLACK_MS) + RUN_OVERHEAD_MS
- * where sessions are the session groups plus the cases on a session of their own (`ownSession`). Every relay start is
+ * where sessions are the session groups and the sessions apart from them (`apart`: chains of waiting cases). Every relay start is
  * bounded by startupTimeoutMs, every stop by the kill grace, every case by caseTimeoutMs plus slack (plus
  * startupTimeoutMs for the one case of a session that waits for the relay to launch the upstream), and a session is
  * started at most twice. Relays that fail early end far sooner: a relay that never starts costs one start; an era
@@ -35,12 +36,11 @@ export const RUN_OVERHEAD_MS = 15_000;
 export function worstCaseMs(
   profile: Pick<TargetProfile, "startupTimeoutMs" | "caseTimeoutMs">,
   work: Array<{ kase: LoadedCase; era: Era }>,
-  ownSession: (item: { kase: LoadedCase; era: Era }) => boolean = () => false,
+  apart: (item: { kase: LoadedCase; era: Era }) => string | undefined = () => undefined,
 ): number {
   const isolation = work.filter((w) => w.kase.sessions === 2).length;
-  const shared = work.filter((w) => w.kase.sessions !== 2 && !ownSession(w));
-  const own = work.filter((w) => w.kase.sessions !== 2 && ownSession(w)).length;
-  const sessions = new Set(shared.map(sessionGroup)).size + own;
+  const shared = work.filter((w) => w.kase.sessions !== 2);
+  const sessions = new Set(shared.map((w) => sessionKey(sessionGroup(w), apart(w)))).size;
   const start = profile.startupTimeoutMs + KILL_GRACE_MS;
   const perCase = profile.startupTimeoutMs + profile.caseTimeoutMs + CASE_SLACK_MS;
   return (

@@ -72,7 +72,7 @@ class Lanes {
       groupOf: sessionGroup,
       isolated: (item) => item.kase.sessions === 2,
       session: () => new GroupSession(plan, control),
-      ...(plan.ownSession ? { ownSession: plan.ownSession } : {}),
+      ...(plan.apart ? { apart: plan.apart } : {}),
       ...(plan.prerequisite ? { prerequisite: plan.prerequisite } : {}),
       ...(plan.cost ? { cost: plan.cost } : {}),
     });

@@ -37,8 +37,11 @@ export interface HarnessPlan {
    * longest waits overlap with the rest instead of trailing it).
    */
   cost?: (item: { kase: LoadedCase; era: Era }) => number;
-  /** Cases that get a relay session of their own instead of their group's (a long deliberate wait). */
-  ownSession?: (item: { kase: LoadedCase; era: Era }) => boolean;
+  /**
+   * Cases that run on a relay session apart from their group's: those of a group with the same key share one (long
+   * deliberate waits: src/run/shard.ts waitChains).
+   */
+  apart?: (item: { kase: LoadedCase; era: Era }) => string | undefined;
   /** The most bytes of one frame the evidence keeps (default DEFAULT_MAX_FRAME_BYTES, src/harness/frames.ts). */
   maxFrameBytes?: number;
 }

@@ -54,8 +54,11 @@ export interface UnitPlan<S extends UnitSession> {
   work: WorkItem[];
   /** The session group of a case (cases of one group share a relay session). */
   groupOf: (item: WorkItem) => string;
-  /** Cases that get a relay session of their own. */
-  ownSession?: (item: WorkItem) => boolean;
+  /**
+   * Cases that run on a relay session apart from their group's: those of one group with the same key share one (the
+   * chains of waiting cases, src/run/shard.ts waitChains).
+   */
+  apart?: (item: WorkItem) => string | undefined;
   /** Cases that need a relay of their own with two downstream sessions: a unit without a group session. */
   isolated?: (item: WorkItem) => boolean;
   /** The era's prerequisite cases (its round trip): first in their unit. */
@@ -66,8 +69,12 @@ export interface UnitPlan<S extends UnitSession> {
   session: () => S;
 }
 
+/** The relay session a case runs on: its group's, or one apart from it (`UnitPlan.apart`). */
+export const sessionKey = (group: string, apart: string | undefined): string =>
+  apart === undefined ? group : `${group} apart: ${apart}`;
+
 /**
- * Session groups, cases on a session of their own and two-session cases. With costs: within a unit its prerequisite
+ * Session groups (each split by `apart`) and two-session cases. With costs: within a unit its prerequisite
  * first, then the longest waits (a 2026-07-28 case settles while the next runs, so a long settle started early
  * overlaps the session's other cases); the units whose longest case is expected to take longest come first (ties:
  * by size, then plan order), so the run's longest waits start early.
@@ -76,14 +83,13 @@ export function unitsOf<S extends UnitSession>(plan: UnitPlan<S>): Array<Unit<S>
   const units: Array<Unit<S>> = [];
   const byGroup = new Map<string, Unit<S>>();
   plan.work.forEach((item, index) => {
-    const isolated = plan.isolated?.(item) === true;
-    if (isolated || plan.ownSession?.(item)) {
-      const own = newUnit(isolated ? undefined : plan.session());
+    if (plan.isolated?.(item)) {
+      const own = newUnit<S>();
       own.items.push({ item, index });
       units.push(own);
       return;
     }
-    const key = plan.groupOf(item);
+    const key = sessionKey(plan.groupOf(item), plan.apart?.(item));
     let shared = byGroup.get(key);
     if (!shared) {
       shared = newUnit(plan.session());

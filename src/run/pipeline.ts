@@ -29,7 +29,7 @@ import {
   type ShardPlan,
   shardFuzzEras,
   shardPlan,
-  waitsOnOwnSession,
+  waitChains,
 } from "./shard.ts";
 
 /** What the pipeline tells its caller as it goes (the CLI prints it; tests may ignore it). */
@@ -136,7 +136,7 @@ async function executeStage(
     concurrency: config.concurrency,
     prerequisite: (item) => item.kase.row === ROUNDTRIP_ROW,
     cost: (item) => expectedCostMs(item, profile),
-    ownSession: (item) => waitsOnOwnSession(item, profile),
+    apart: waitChains(plan.work, profile, config.concurrency),
     maxFrameBytes: config.maxEvidenceFrameBytes,
     // Each run is judged, written and let go in onCase: none is kept to the end.
     retain: false,

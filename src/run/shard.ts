@@ -1,3 +1,4 @@
+import { sessionGroup } from "../harness/case-instance.ts";
 import { HOLD_INITIALIZED_MS } from "../harness/waits.ts";
 import { caseSide } from "../judge/cells.ts";
 import { caseKey, ROUNDTRIP_ROW } from "../model/case-key.ts";
@@ -61,12 +62,47 @@ export function unavoidableWaitMs(item: WorkItem, profile: Pick<TargetProfile, "
 }
 
 /**
- * A legacy case that waits on purpose holds its relay session for the whole wait (legacy sessions run one case at a
- * time): on a session of its own it overlaps with the rest of its group. (A 2026-07-28 case hands its session on while
- * it settles, so it needs none.)
+ * Where the cases that wait on purpose run. A legacy case that waits holds its relay session for the whole wait (legacy
+ * sessions run one case at a time), so it leaves its group's session: its waits then overlap the group's other cases
+ * instead of holding them up. The waiting cases of one group share sessions apart, chained longest first; a chain is
+ * expected to end before the run does: it takes no longer than the run's lanes need for the whole plan, nor than its
+ * group's other cases or its own longest wait where either is more. A run thus starts a relay per chain, not per
+ * waiting case: a relay start costs CPU the lanes need, a wait costs none. (A 2026-07-28 case hands its session on
+ * while it settles, so it needs none.)
+ *
+ * Returns, for a case of `work`, the chain it runs on (cases with the same key share a relay session apart from their
+ * group's), or undefined where it stays with its group.
  */
-export function waitsOnOwnSession(item: WorkItem, profile: Pick<TargetProfile, "answerTimeoutMs">): boolean {
-  return !isModernEra(item.era) && unavoidableWaitMs(item, profile) > 0;
+export function waitChains(
+  work: WorkItem[],
+  profile: Pick<TargetProfile, "answerTimeoutMs">,
+  lanes: number,
+): (item: WorkItem) => string | undefined {
+  let total = 0;
+  const groups = new Map<string, { rest: number; waiting: Array<{ key: string; cost: number }> }>();
+  for (const item of work) {
+    const cost = expectedCostMs(item, profile);
+    total += cost;
+    if (item.kase.sessions === 2) continue;
+    const group = groups.get(sessionGroup(item)) ?? { rest: 0, waiting: [] };
+    groups.set(sessionGroup(item), group);
+    if (isModernEra(item.era) || unavoidableWaitMs(item, profile) === 0) group.rest += cost;
+    else group.waiting.push({ key: itemKey(item), cost });
+  }
+  const chainOf = new Map<string, string>();
+  for (const { rest, waiting } of groups.values()) {
+    waiting.sort((a, b) => b.cost - a.cost || cmp(a.key, b.key));
+    const cap = Math.max(total / Math.max(1, lanes), rest, waiting[0]?.cost ?? 0);
+    // First fit, longest first: each case joins the first chain it fits in, else starts one.
+    const chains: number[] = [];
+    for (const { key, cost } of waiting) {
+      let chain = chains.findIndex((total) => total + cost <= cap);
+      if (chain < 0) chain = chains.push(0) - 1;
+      chains[chain] = (chains[chain] ?? 0) + cost;
+      chainOf.set(key, `waits ${chain}`);
+    }
+  }
+  return (item) => chainOf.get(itemKey(item));
 }
 
 const outcomesIn = ({ kase, era }: WorkItem) => kase.expect.filter((e) => !e.eras || e.eras.includes(era));

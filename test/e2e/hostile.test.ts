@@ -5,13 +5,14 @@ import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { worstCaseMs } from "../../src/harness/budget.ts";
 import { DEFAULT_MAX_FRAME_BYTES } from "../../src/harness/frames.ts";
+import { defaultConcurrency } from "../../src/harness/harness-plan.ts";
 import { KILL_GRACE_MS } from "../../src/harness/processes.ts";
 import { compactedOf } from "../../src/model/compact.ts";
 import { type Evidence, EvidenceSchema } from "../../src/model/evidence.ts";
 import { loadCases, loadRegister, loadTarget } from "../../src/model/load.ts";
 import { type Results, ResultsSchema } from "../../src/model/results.ts";
 import { planRun } from "../../src/run/plan.ts";
-import { waitsOnOwnSession } from "../../src/run/shard.ts";
+import { waitChains } from "../../src/run/shard.ts";
 import { BIN, cliInProcess, ROOT, tempDir } from "../helpers/cli.ts";
 import { limiter } from "../helpers/limit.ts";
 
@@ -126,7 +127,7 @@ function bound(name: string, rows = ROWS): number {
     eras: [ERA],
     selectedRows: rows ? new Set(rows.split(",")) : undefined,
   });
-  return worstCaseMs(profile, plan.work, (item) => waitsOnOwnSession(item, profile));
+  return worstCaseMs(profile, plan.work, waitChains(plan.work, profile, defaultConcurrency()));
 }
 
 function expectCleanEnd(run: Run): void {

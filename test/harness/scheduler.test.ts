@@ -34,7 +34,10 @@ async function takeNow<S extends UnitSession>(s: Scheduler<S>, current?: Unit<S>
   return Promise.race([s.take(current), new Promise<"waiting">((r) => setImmediate(() => r("waiting")))]);
 }
 
-function schedule(work: WorkItem[], opts: { prerequisite?: string; cost?: Record<string, number> } = {}) {
+function schedule(
+  work: WorkItem[],
+  opts: { prerequisite?: string; cost?: Record<string, number>; apart?: Record<string, string> } = {},
+) {
   const prerequisite = (w: WorkItem) => w.kase.id === opts.prerequisite;
   const cost = (w: WorkItem) => opts.cost?.[w.kase.id] ?? 0;
   const units = unitsOf({
@@ -44,6 +47,7 @@ function schedule(work: WorkItem[], opts: { prerequisite?: string; cost?: Record
     session: () => new FakeSession(),
     prerequisite,
     cost,
+    apart: (w) => opts.apart?.[w.kase.id],
   });
   return { units, scheduler: new Scheduler(units, work, prerequisite, cost) };
 }
@@ -63,6 +67,15 @@ describe("units", () => {
     expect(units[0]!.group).toBeInstanceOf(FakeSession);
     // Plan indices stay with their items: they name canaries and places in the returned runs.
     expect(units[1]!.items.map((e) => e.index)).toEqual([1, 4, 0]);
+  });
+
+  it("runs the cases apart from their group on a session per key of their group", () => {
+    const work = [item("a-1"), item("a-w1"), item("a-w2"), item("a-w3"), item("b-w1")];
+    const apart = { "a-w1": "waits 0", "a-w2": "waits 0", "a-w3": "waits 1", "b-w1": "waits 0" };
+    const { units } = schedule(work, { apart });
+    // No costs: the larger unit first, then plan order.
+    expect(units.map(ids)).toEqual([["a-w1", "a-w2"], ["a-1"], ["a-w3"], ["b-w1"]]);
+    expect(new Set(units.map((u) => u.group)).size).toBe(4);
   });
 
   it("keeps the era's prerequisite first in its unit, whatever its cost", () => {
@@ -307,7 +320,7 @@ describe("the worst-case bound", () => {
       item("b-1", "2024-11-05"),
       item("iso", "2025-11-25", { sessions: 2 } as Partial<LoadedCase>),
     ];
-    const own = (w: WorkItem) => w.kase.id === "a-2";
+    const own = (w: WorkItem) => (w.kase.id === "a-2" ? "waits 0" : undefined);
     const start = profile.startupTimeoutMs + KILL_GRACE_MS;
     const perCase = profile.startupTimeoutMs + profile.caseTimeoutMs + CASE_SLACK_MS;
     // Sessions: a-1's group, b-1's group, a-2 on its own.

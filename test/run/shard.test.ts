@@ -4,7 +4,14 @@ import { InputError } from "../../src/model/errors.ts";
 import type { LoadedCase } from "../../src/model/load.ts";
 import type { Era } from "../../src/protocol/eras.ts";
 import type { RunPlan, WorkItem } from "../../src/run/plan.ts";
-import { assignShards, expectedCostMs, parseShard, shardFuzzEras, shardPlan } from "../../src/run/shard.ts";
+import {
+  assignShards,
+  expectedCostMs,
+  parseShard,
+  shardFuzzEras,
+  shardPlan,
+  waitChains,
+} from "../../src/run/shard.ts";
 
 const profile = { answerTimeoutMs: 1500 };
 
@@ -106,5 +113,58 @@ describe("--shard i/n", () => {
       ["b", "d"],
     ]);
     expect(shardFuzzEras(eras, undefined)).toEqual(eras);
+  });
+});
+
+describe("chains of waiting cases (waitChains)", () => {
+  const L = "2024-11-05" as const;
+  const expires = (id: string, era: Era = L) => item("row-w", id, era, { answer: { action: "expire" } });
+  const quick = (n: number, era: Era = L) =>
+    Array.from({ length: n }, (_, i) => item("row-q", `quick-${String(i).padStart(3, "0")}`, era));
+  const chainsOf = (w: WorkItem[], lanes: number, p = profile) => {
+    const apart = waitChains(w, p, lanes);
+    return w.map((x) => apart(x));
+  };
+
+  it("puts a legacy group's waiting cases on one session apart while the run's lanes outlast their waits", () => {
+    // 200 quick cases on 2 lanes: about 4 s of lane time each; three 1.5 s waits fit in one chain.
+    const w = [...quick(200), expires("a"), expires("b"), expires("c")];
+    expect(chainsOf(w, 2).slice(200)).toEqual(["waits 0", "waits 0", "waits 0"]);
+    expect(
+      chainsOf(w, 2)
+        .slice(0, 200)
+        .every((c) => c === undefined),
+    ).toBe(true);
+  });
+
+  it("opens another chain where one would outlast the run's lanes and the group's other cases", () => {
+    // The same cases on 16 lanes: 0.6 s of lane time; the group's other cases 8 s; 12 waits of 1.54 s need 3 chains.
+    const w = [
+      ...quick(200),
+      ...Array.from({ length: 12 }, (_, i) => expires(`w-${String(i).padStart(2, "0")}`)),
+    ];
+    const chains = new Set(chainsOf(w, 16).slice(200));
+    expect(chains).toEqual(new Set(["waits 0", "waits 1", "waits 2"]));
+  });
+
+  it("gives each wait a session of its own when every wait is longer than the rest of the run", () => {
+    const long = { answerTimeoutMs: 60_000 };
+    const w = [...quick(10), expires("a"), expires("b"), expires("c")];
+    expect(chainsOf(w, 2, long).slice(10)).toEqual(["waits 0", "waits 1", "waits 2"]);
+  });
+
+  it("chains per group, never a 2026-07-28 case, never a two-session case", () => {
+    const w = [
+      ...quick(50),
+      expires("a"),
+      expires("b", "2025-11-25"),
+      item("row-w", "settles", M, { expect: [{ outcome: "withheld" }] }),
+      item("row-w", "two", L, { sessions: 2, answer: { action: "expire" } } as Partial<LoadedCase>),
+    ];
+    const apart = waitChains(w, profile, 2);
+    expect(apart(w[50]!)).toBe("waits 0");
+    expect(apart(w[51]!)).toBe("waits 0"); // its own group's first chain: another session (the group differs)
+    expect(apart(w[52]!)).toBeUndefined();
+    expect(apart(w[53]!)).toBeUndefined();
   });
 });
