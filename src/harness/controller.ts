@@ -4,6 +4,8 @@ import type { CaseRun } from "../model/case-run.ts";
 import { MAX_SPLITS } from "./budget.ts";
 import { answererCapabilities, type CaseInstance, instantiate, sessionGroup } from "./case-instance.ts";
 import { ControlServer } from "./channels.ts";
+import { NO_SPARE_CORE_SHARE } from "./core-load.ts";
+import { debug } from "./debug.ts";
 import {
   aheadStarter,
   clientShape,
@@ -146,9 +148,14 @@ class Lanes {
     const { scheduler } = this;
     scheduler.noteHolding(item);
     const urgent = u.items.slice(u.next + 1).some((e) => scheduler.expected(e.item) >= SPLIT_AFTER_MS);
+    const busy = this.plan.busySince?.();
     const split = setTimeout(
       () => {
-        if (scheduler.holds(u, item)) this.splitOff(u);
+        if (!scheduler.holds(u, item)) return;
+        // Every core busy during the hold: other lanes had work, and a relay start would only add CPU.
+        if (busy && busy() >= NO_SPARE_CORE_SHARE)
+          debug(`${caseKey(item.kase, item.era)} holds its session; no core to spare for a split`);
+        else this.splitOff(u);
       },
       urgent ? 0 : SPLIT_AFTER_MS - LANE_HOLD_MS,
     );
@@ -161,8 +168,16 @@ class Lanes {
   /** The running case of `u` holds its session while it waits: the cases after it get a relay session of their own. */
   private splitOff(u: Unit<GroupSession>): void {
     if (this.splits >= MAX_SPLITS || !u.group || this.plan.signal?.aborted) return;
-    if (!this.scheduler.split(u, new GroupSession(this.plan, this.control))) return;
+    const holding = u.items[u.next]?.item;
+    // With a cost model, the cases moved must be worth a relay start (about SPLIT_AFTER_MS).
+    const worth = this.plan.cost ? SPLIT_AFTER_MS : 0;
+    const rest = this.scheduler.split(u, new GroupSession(this.plan, this.control), worth);
+    if (!rest) return;
     this.splits++;
+    if (holding)
+      debug(
+        `${caseKey(holding.kase, holding.era)} holds its session: ${rest.items.length} case(s) move to another`,
+      );
     this.startAhead();
   }
 

@@ -3,6 +3,7 @@ import type { CaseRun } from "../model/case-run.ts";
 import type { LoadedCase } from "../model/load.ts";
 import type { TargetProfile } from "../model/target.ts";
 import type { Era } from "../protocol/eras.ts";
+import type { BusySince } from "./core-load.ts";
 
 /** What runCases (controller.ts) is given: the target, the cases in their eras, and the hooks of the run. */
 export interface HarnessPlan {
@@ -42,6 +43,11 @@ export interface HarnessPlan {
    * deliberate waits: src/run/shard.ts waitChains).
    */
   apart?: (item: { kase: LoadedCase; era: Era }) => string | undefined;
+  /**
+   * How busy the machine's cores have been since a case began to hold its session (src/harness/core-load.ts): a split
+   * is made only while a core was to spare. Without it, every hold past SPLIT_AFTER_MS splits (tests that assert one).
+   */
+  busySince?: BusySince;
   /** The most bytes of one frame the evidence keeps (default DEFAULT_MAX_FRAME_BYTES, src/harness/frames.ts). */
   maxFrameBytes?: number;
 }

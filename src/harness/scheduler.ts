@@ -39,6 +39,8 @@ export interface Unit<S extends UnitSession = UnitSession> {
   /** Cases of the unit handed on (lane or session) and not yet settled. */
   settling: number;
   group?: S;
+  /** A chain of cases that wait on purpose, apart from their group (`UnitPlan.apart`): its waits are meant to run in turn. */
+  apart?: true;
 }
 
 export const newUnit = <S extends UnitSession>(group?: S): Unit<S> => ({
@@ -89,10 +91,12 @@ export function unitsOf<S extends UnitSession>(plan: UnitPlan<S>): Array<Unit<S>
       units.push(own);
       return;
     }
-    const key = sessionKey(plan.groupOf(item), plan.apart?.(item));
+    const apart = plan.apart?.(item);
+    const key = sessionKey(plan.groupOf(item), apart);
     let shared = byGroup.get(key);
     if (!shared) {
       shared = newUnit(plan.session());
+      if (apart !== undefined) shared.apart = true;
       byGroup.set(key, shared);
       units.push(shared);
     }
@@ -294,10 +298,14 @@ export class Scheduler<S extends UnitSession = UnitSession> {
 
   /**
    * The unit's holding case keeps its session: the cases after it move to a new unit on `session` (a relay session of
-   * their own), which joins the hand-out. Returns that unit, or undefined when no case is left to move.
+   * their own), which joins the hand-out. Returns that unit, or undefined when no case is left to move, or when the
+   * cases left are expected to take less than `worthMs` (a relay start for them would cost more than their wait).
    */
-  split(unit: Unit<S>, session: S): Unit<S> | undefined {
-    if (unit.next + 1 >= unit.items.length) return undefined;
+  split(unit: Unit<S>, session: S, worthMs = 0): Unit<S> | undefined {
+    // A chain apart was cut to sit its waits out in turn: splitting it would start the relay it was made to save.
+    if (unit.apart || unit.next + 1 >= unit.items.length) return undefined;
+    const left = unit.items.slice(unit.next + 1).reduce((ms, e) => ms + this.expected(e.item), 0);
+    if (left < worthMs) return undefined;
     const rest = newUnit(session);
     rest.items = unit.items.splice(unit.next + 1);
     this.units.push(rest);

@@ -4,6 +4,7 @@ import { fuzzTarget } from "../fuzz/differential.ts";
 import { type FuzzSummary, foldFuzz } from "../fuzz/results.ts";
 import { sessionGroup } from "../harness/case-instance.ts";
 import { runCases } from "../harness/controller.ts";
+import { busySince } from "../harness/core-load.ts";
 import { preflightProfile } from "../harness/preflight.ts";
 import { buildCells, type JudgedCase, summarize } from "../judge/cells.ts";
 import { applyBaseline } from "../matrix/baseline.ts";
@@ -137,6 +138,7 @@ async function executeStage(
     prerequisite: (item) => item.kase.row === ROUNDTRIP_ROW,
     cost: (item) => expectedCostMs(item, profile),
     apart: waitChains(plan.work, profile, config.concurrency),
+    busySince,
     maxFrameBytes: config.maxEvidenceFrameBytes,
     // Each run is judged, written and let go in onCase: none is kept to the end.
     retain: false,

@@ -195,6 +195,28 @@ describe("split", () => {
     scheduler.settled(a, a.items[0]!.item);
     expect(scheduler.isDone(a)).toBe(true);
   });
+
+  it("moves nothing when the cases left are expected to take less than a relay start is worth", async () => {
+    const { scheduler, units } = schedule([item("a-1"), item("a-2"), item("a-3")], {
+      cost: { "a-1": 900, "a-2": 150, "a-3": 200 },
+    });
+    const a = (await takeNow(scheduler)) as Unit;
+    scheduler.handedOn(a, a.items[0]!.item, "lane");
+    expect(scheduler.split(a, new FakeSession(), 400)).toBeUndefined();
+    expect(units).toHaveLength(1);
+    expect(ids(scheduler.split(a, new FakeSession(), 350))).toEqual(["a-3", "a-2"]);
+  });
+
+  it("never splits a chain apart: its waits are meant to run in turn on one session", async () => {
+    const apart = { "w-1": "waits 0", "w-2": "waits 0" };
+    const { scheduler, units } = schedule([item("w-1"), item("w-2")], { apart });
+    const w = (await takeNow(scheduler)) as Unit;
+    expect(w.apart).toBe(true);
+    scheduler.handedOn(w, w.items[0]!.item, "lane");
+    expect(scheduler.split(w, new FakeSession())).toBeUndefined();
+    expect(units).toHaveLength(1);
+    expect(ids(w)).toEqual(["w-1", "w-2"]);
+  });
 });
 
 describe("the learned order", () => {
