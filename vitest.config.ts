@@ -64,6 +64,7 @@ export const UNIT = [
   "test/harness/answers-schema.test.ts",
   "test/harness/scheduler.test.ts",
   "test/harness/bound.test.ts",
+  "test/harness/core-load.test.ts",
 ];
 
 export default defineConfig({
