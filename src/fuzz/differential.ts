@@ -4,7 +4,7 @@ import { RelaySession } from "../harness/session.ts";
 import { type CaseVerdict, judgeCase } from "../judge/case.ts";
 import type { Frame, Observation } from "../model/evidence.ts";
 import type { TargetProfile } from "../model/target.ts";
-import type { Era } from "../protocol/eras.ts";
+import { type Era, isModernEra } from "../protocol/eras.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
 import { legalExchange } from "./arbitraries.ts";
 import { mutation } from "./mutations.ts";
@@ -106,13 +106,8 @@ export interface FuzzEraReport {
   error?: string;
 }
 
-/**
- * Differential fuzzing: generated exchanges go through the relay on one long-lived session per era, and the
- * relay's observable behaviour is checked against the reference validator's verdict. fast-check shrinks any
- * disagreement to a minimal exchange, re-running each candidate through the real relay.
- */
-// Long: one fast-check property per era whose body is the relay session's lifecycle (open, run, reopen, close).
-export async function fuzzTarget(options: {
+/** What fuzzing one target needs. */
+export interface FuzzOptions {
   profile: TargetProfile;
   profileFile?: string;
   eras: Era[];
@@ -120,84 +115,141 @@ export async function fuzzTarget(options: {
   seed: number;
   /** The most bytes of one frame the evidence keeps (default DEFAULT_MAX_FRAME_BYTES, src/harness/frames.ts). */
   maxFrameBytes?: number;
-}): Promise<FuzzEraReport[]> {
+  /** Eras fuzzed at the same time, each on its own relay session (default 1). */
+  concurrency?: number;
+}
+
+/**
+ * Differential fuzzing: generated exchanges go through the relay on one long-lived session per era, and the
+ * relay's observable behaviour is checked against the reference validator's verdict. fast-check shrinks any
+ * disagreement to a minimal exchange, re-running each candidate through the real relay. Eras are independent (their
+ * own session, property and seed), so up to `concurrency` of them run at once; reports come back in era order.
+ */
+export async function fuzzTarget(options: FuzzOptions): Promise<FuzzEraReport[]> {
   const control = new ControlServer();
   await control.start();
-  const reports: FuzzEraReport[] = [];
+  const reports = new Array<FuzzEraReport>(options.eras.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    for (let i = next++; i < options.eras.length; i = next++)
+      reports[i] = await fuzzEra(options.eras[i]!, options, control);
+  };
   try {
-    for (const era of options.eras) {
-      const t0 = performance.now();
-      const branches: Record<string, number> = {};
-      let session: RelaySession | undefined;
-      let last: FuzzCounterexample | undefined;
-      let n = 0;
-      const property = fc.asyncProperty(exchanges(era), async (exchange) => {
-        if (!session || session.broken) {
-          await session?.close();
-          session = await RelaySession.open({
-            profile: options.profile,
-            profileFile: options.profileFile,
-            era,
-            capabilities: FUZZ_CAPABILITIES as Record<string, unknown>,
-            control,
-            ...(options.maxFrameBytes ? { maxFrameBytes: options.maxFrameBytes } : {}),
-          });
-        }
-        const says = oracle(exchange, era, FUZZ_CAPABILITIES);
-        const branch = `${says.row}/${says.side}`;
-        if (n++ < options.runs) branches[branch] = (branches[branch] ?? 0) + 1;
-        const out = await session.runCase({
-          caseKey: `fuzz/${era}/${n}`,
-          params: exchange.params,
-          answer: { action: "accept", result: exchange.result },
-        });
-        const judged = judgeCase({
-          expect: says.expect,
-          era,
-          severity: "failure",
-          observation: out.observation,
-          canary: `fuzz-no-canary-${n}`,
-          capabilities: FUZZ_CAPABILITIES,
-        });
-        const { agree, ...d } = differential(says, judged, out.observation);
-        if (agree) return true;
-        last = { exchange, ...says, ...d, ...out };
-        return false;
-      });
-      try {
-        const result = await fc.check(property, {
-          numRuns: options.runs,
-          seed: options.seed,
-          endOnFailure: false,
-        });
-        const report: FuzzEraReport = {
-          era,
-          seed: options.seed,
-          runs: options.runs,
-          branches,
-          durationMs: Math.round(performance.now() - t0),
-        };
-        if (result.failed && result.counterexample) {
-          // The last failing run fast-check saw is the shrunk counterexample; re-judge it to be sure.
-          if (last) report.counterexample = last;
-          if (result.errorInstance) report.error = String(result.errorInstance);
-        }
-        reports.push(report);
-      } catch (error) {
-        reports.push({
-          era,
-          seed: options.seed,
-          runs: options.runs,
-          branches,
-          durationMs: Math.round(performance.now() - t0),
-          error: error instanceof Error ? error.message : String(error),
-        });
-      } finally {
-        await (session as RelaySession | undefined)?.close();
-      }
-    }
+    await Promise.all(
+      Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 1, options.eras.length)) }, lane),
+    );
   } finally {
     await control.close();
   }
   return reports;
+}
+
+/**
+ * A 2026-07-28 exchange that the relay rightly refuses ends in silence: the upstream waits out the settle time for a
+ * retry that never comes (about a quarter of a second an exchange on average, against a few ms for one that is
+ * answered). The era's runs are therefore cut into streams, each a fast-check property of its own on its own relay
+ * session, run side by side: their waits overlap. The cut depends on the run count only (never on the machine), so a
+ * seed gives the same exchanges anywhere. Legacy exchanges do not wait: one stream.
+ */
+const WAITING_STREAMS = 8;
+const RUNS_PER_STREAM_AT_LEAST = 25;
+
+/** The streams of an era: stream 0 keeps the run's seed, the others derive theirs from it. */
+export function fuzzStreams(
+  era: Era,
+  runs: number,
+  seed: number,
+): Array<{ index: number; runs: number; seed: number }> {
+  const count = isModernEra(era)
+    ? Math.max(1, Math.min(WAITING_STREAMS, Math.floor(runs / RUNS_PER_STREAM_AT_LEAST)))
+    : 1;
+  return Array.from({ length: count }, (_, index) => ({
+    index,
+    runs: Math.floor(runs / count) + (index < runs % count ? 1 : 0),
+    seed: index === 0 ? seed : (seed + Math.imul(index, 0x9e3779b1)) | 0,
+  }));
+}
+
+/** One era: its streams side by side, their branches added up, the first stream's counterexample (or error) kept. */
+async function fuzzEra(era: Era, options: FuzzOptions, control: ControlServer): Promise<FuzzEraReport> {
+  const t0 = performance.now();
+  const streams = await Promise.all(
+    fuzzStreams(era, options.runs, options.seed).map((stream) => fuzzStream(era, stream, options, control)),
+  );
+  const branches: Record<string, number> = {};
+  for (const s of streams)
+    for (const [b, count] of Object.entries(s.branches)) branches[b] = (branches[b] ?? 0) + count;
+  const report: FuzzEraReport = {
+    era,
+    seed: options.seed,
+    runs: options.runs,
+    branches,
+    durationMs: Math.round(performance.now() - t0),
+  };
+  const failed = streams.find((s) => s.counterexample || s.error);
+  if (failed?.counterexample) report.counterexample = failed.counterexample;
+  if (failed?.error) report.error = failed.error;
+  return report;
+}
+
+// Long: one fast-check property whose body is the relay session's lifecycle (open, run, reopen, close).
+async function fuzzStream(
+  era: Era,
+  stream: { index: number; runs: number; seed: number },
+  options: FuzzOptions,
+  control: ControlServer,
+): Promise<Pick<FuzzEraReport, "branches" | "counterexample" | "error">> {
+  const branches: Record<string, number> = {};
+  let session: RelaySession | undefined;
+  let last: FuzzCounterexample | undefined;
+  let n = 0;
+  // Stream 0 names its exchanges as a single stream always did; the others carry their index.
+  const name = (i: number) => (stream.index === 0 ? `${i}` : `${stream.index}.${i}`);
+  const property = fc.asyncProperty(exchanges(era), async (exchange) => {
+    if (!session || session.broken) {
+      await session?.close();
+      session = await RelaySession.open({
+        profile: options.profile,
+        profileFile: options.profileFile,
+        era,
+        capabilities: FUZZ_CAPABILITIES as Record<string, unknown>,
+        control,
+        ...(options.maxFrameBytes ? { maxFrameBytes: options.maxFrameBytes } : {}),
+      });
+    }
+    const says = oracle(exchange, era, FUZZ_CAPABILITIES);
+    const branch = `${says.row}/${says.side}`;
+    if (n++ < stream.runs) branches[branch] = (branches[branch] ?? 0) + 1;
+    const out = await session.runCase({
+      caseKey: `fuzz/${era}/${name(n)}`,
+      params: exchange.params,
+      answer: { action: "accept", result: exchange.result },
+    });
+    const judged = judgeCase({
+      expect: says.expect,
+      era,
+      severity: "failure",
+      observation: out.observation,
+      canary: `fuzz-no-canary-${name(n)}`,
+      capabilities: FUZZ_CAPABILITIES,
+    });
+    const { agree, ...d } = differential(says, judged, out.observation);
+    if (agree) return true;
+    last = { exchange, ...says, ...d, ...out };
+    return false;
+  });
+  try {
+    const result = await fc.check(property, { numRuns: stream.runs, seed: stream.seed, endOnFailure: false });
+    if (!result.failed || !result.counterexample) return { branches };
+    // The last failing run fast-check saw is the shrunk counterexample; re-judge it to be sure.
+    return {
+      branches,
+      ...(last ? { counterexample: last } : {}),
+      ...(result.errorInstance ? { error: String(result.errorInstance) } : {}),
+    };
+  } catch (error) {
+    return { branches, error: error instanceof Error ? error.message : String(error) };
+  } finally {
+    await (session as RelaySession | undefined)?.close();
+  }
 }

@@ -81,7 +81,16 @@ async function fuzzStage(config: RunConfig, outDir: string, meta: EvidenceMeta, 
   if (eras.length === 0) return { summaries: undefined, judged: [] as JudgedCase[] };
   log(`mcpx-conform: differential fuzzing, ${runs} exchanges per era (${eras.join(", ")}), seed ${seed}`);
   const maxFrameBytes = config.maxEvidenceFrameBytes;
-  const reports = await fuzzTarget({ profile, profileFile: targetFile, eras, runs, seed, maxFrameBytes });
+  const { concurrency } = config;
+  const reports = await fuzzTarget({
+    profile,
+    profileFile: targetFile,
+    eras,
+    runs,
+    seed,
+    maxFrameBytes,
+    concurrency,
+  });
   const folded = foldFuzz(reports, config.register, outDir, meta, maxFrameBytes);
   for (const f of folded.summaries)
     log(`${f.status === "pass" ? "✓" : f.status === "warn" ? "!" : "✗"} fuzz @${f.era}: ${f.reason}`);

@@ -7,7 +7,12 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { differential, FUZZ_CAPABILITIES, type FuzzCounterexample } from "../../src/fuzz/differential.ts";
+import {
+  differential,
+  FUZZ_CAPABILITIES,
+  type FuzzCounterexample,
+  fuzzStreams,
+} from "../../src/fuzz/differential.ts";
 import { describeFidelity, fidelity, oracle } from "../../src/fuzz/oracle.ts";
 import { counterexampleCells, foldFuzz } from "../../src/fuzz/results.ts";
 import type { CaseVerdict } from "../../src/judge/case.ts";
@@ -232,5 +237,29 @@ describe("attribution of counterexamples", () => {
     expect(saved.row).toBe("sampling-relay-content-unchanged");
     expect(saved.expect).toEqual([{ outcome: "delivered", unchanged: ["/"] }]);
     expect(saved.answer.result.model).toBe("GPT-4o ");
+  });
+});
+
+describe("fuzz streams (an era's runs side by side)", () => {
+  it("keeps a legacy era in one stream with the run's seed", () => {
+    expect(fuzzStreams("2025-11-25", 300, 7)).toEqual([{ index: 0, runs: 300, seed: 7 }]);
+  });
+
+  it("cuts 2026-07-28 runs into up to 8 streams of at least 25 runs, adding up to the run count", () => {
+    for (const runs of [1, 24, 25, 50, 99, 100, 300, 1000, 10_001]) {
+      const streams = fuzzStreams("2026-07-28", runs, 1);
+      expect(
+        streams.reduce((n, s) => n + s.runs, 0),
+        `${runs}`,
+      ).toBe(runs);
+      expect(streams.length).toBe(Math.max(1, Math.min(8, Math.floor(runs / 25))));
+      expect(streams[0]!.seed).toBe(1);
+      expect(new Set(streams.map((s) => s.seed)).size).toBe(streams.length);
+    }
+  });
+
+  it("depends on the run count and seed only: the same seed gives the same streams anywhere", () => {
+    expect(fuzzStreams("2026-07-28", 300, 42)).toEqual(fuzzStreams("2026-07-28", 300, 42));
+    expect(fuzzStreams("2026-07-28", 300, 42)[1]!.seed).not.toBe(fuzzStreams("2026-07-28", 300, 43)[1]!.seed);
   });
 });

@@ -11,12 +11,12 @@ import { parse } from "yaml";
 import { type Results, ResultsSchema } from "../../src/model/results.ts";
 import { cli, tempDir } from "../helpers/cli.ts";
 
-const run = (target: string, out: string) =>
+const run = (target: string, out: string, era = "2025-11-25", runs = 60) =>
   cli(
     [
       "run",
-      ...["--target", target, "--era", "2025-11-25", "--rows", "sampling-relay-roundtrip"],
-      ...["--fuzz", "60", "--seed", "1", "--out", out, "--quiet"],
+      ...["--target", target, "--era", era, "--rows", "sampling-relay-roundtrip"],
+      ...["--fuzz", String(runs), "--seed", "1", "--out", out, "--quiet"],
     ],
     { timeoutMs: 55_000 },
   );
@@ -55,5 +55,25 @@ describe("mcpx-conform run --fuzz", () => {
       "sampling-both-validate-message-content/server",
       "sampling-relay-content-unchanged/intermediary",
     ]);
+  });
+
+  it("in 2026-07-28, its runs cut into streams side by side, catches a relay that skips image checks", async () => {
+    // 100 runs: four streams of 25, each on its own relay session; the reference agrees on every one.
+    const broken = tempDir();
+    const reference = tempDir();
+    const [b, r] = await Promise.all([
+      run("targets/broken/image-unchecked.yaml", broken, "2026-07-28", 100),
+      run("targets/reference.yaml", reference, "2026-07-28", 100),
+    ]);
+    expect(b.code, b.stderr).toBe(1);
+    const [fb] = results(broken).fuzz!;
+    expect(fb).toMatchObject({ era: "2026-07-28", seed: 1, runs: 100, status: "fail" });
+    expect(fb!.reason).toMatch(/mimeType is required|base64/);
+    expect(existsSync(join(broken, fb!.caseFile!))).toBe(true);
+
+    expect(r.code, r.stderr).toBe(0);
+    const [fr] = results(reference).fuzz!;
+    expect(fr, fr?.reason).toMatchObject({ era: "2026-07-28", seed: 1, runs: 100, status: "pass" });
+    expect(Object.values(fr!.branches).reduce((n, c) => n + c, 0)).toBe(100);
   });
 });
