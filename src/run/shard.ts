@@ -84,8 +84,9 @@ export function waitChains(
     const cost = expectedCostMs(item, profile);
     total += cost;
     if (item.kase.sessions === 2) continue;
-    const group = groups.get(sessionGroup(item)) ?? { rest: 0, waiting: [] };
-    groups.set(sessionGroup(item), group);
+    const key = sessionGroup(item);
+    const group = groups.get(key) ?? { rest: 0, waiting: [] };
+    groups.set(key, group);
     if (isModernEra(item.era) || unavoidableWaitMs(item, profile) === 0) group.rest += cost;
     else group.waiting.push({ key: itemKey(item), cost });
   }
@@ -96,7 +97,7 @@ export function waitChains(
     // First fit, longest first: each case joins the first chain it fits in, else starts one.
     const chains: number[] = [];
     for (const { key, cost } of waiting) {
-      let chain = chains.findIndex((total) => total + cost <= cap);
+      let chain = chains.findIndex((sum) => sum + cost <= cap);
       if (chain < 0) chain = chains.push(0) - 1;
       chains[chain] = (chains[chain] ?? 0) + cost;
       chainOf.set(key, `waits ${chain}`);
