@@ -97,7 +97,10 @@ export interface FuzzEraReport {
   era: Era;
   seed: number;
   runs: number;
-  /** Exchanges per oracle branch among the runs (before shrinking). */
+  /**
+   * Exchanges per oracle branch among the generated runs. A stream that fails stops generating there: the candidates
+   * fast-check then runs while it shrinks are not counted (they would fill the count with variants of one exchange).
+   */
   branches: Record<string, number>;
   durationMs: number;
   /** The minimal disagreement fast-check shrank to, when the relay disagreed with the validator. */
@@ -203,9 +206,11 @@ async function fuzzStream(
   let session: RelaySession | undefined;
   let last: FuzzCounterexample | undefined;
   let n = 0;
+  // Set at the first disagreement: every run after it is a shrink candidate, not a generated exchange.
+  let shrinking = false;
   // Stream 0 names its exchanges as a single stream always did; the others carry their index.
   const name = (i: number) => (stream.index === 0 ? `${i}` : `${stream.index}.${i}`);
-  const property = fc.asyncProperty(exchanges(era), async (exchange) => {
+  const agrees = async (exchange: Exchange): Promise<boolean> => {
     if (!session || session.broken) {
       await session?.close();
       session = await RelaySession.open({
@@ -219,7 +224,8 @@ async function fuzzStream(
     }
     const says = oracle(exchange, era, FUZZ_CAPABILITIES);
     const branch = `${says.row}/${says.side}`;
-    if (n++ < stream.runs) branches[branch] = (branches[branch] ?? 0) + 1;
+    if (!shrinking) branches[branch] = (branches[branch] ?? 0) + 1;
+    n++;
     const out = await session.runCase({
       caseKey: `fuzz/${era}/${name(n)}`,
       params: exchange.params,
@@ -237,6 +243,14 @@ async function fuzzStream(
     if (agree) return true;
     last = { exchange, ...says, ...d, ...out };
     return false;
+  };
+  const property = fc.asyncProperty(exchanges(era), async (exchange) => {
+    const ok = await agrees(exchange).catch((error: unknown) => {
+      shrinking = true;
+      throw error;
+    });
+    if (!ok) shrinking = true;
+    return ok;
   });
   try {
     const result = await fc.check(property, { numRuns: stream.runs, seed: stream.seed, endOnFailure: false });

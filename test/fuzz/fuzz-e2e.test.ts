@@ -40,6 +40,12 @@ describe("mcpx-conform run --fuzz", () => {
       /the result the upstream received differs from the one the answerer sent: \/model changed/i,
     );
     expect(fb!.caseFile).toMatch(/^fuzz\/counterexamples\/sampling-relay-content-unchanged\//);
+    // Branches count the generated exchanges up to the first disagreement, never the shrink candidates after it: on
+    // seed 1 the second exchange is the first the relay gets wrong (counting the candidates gave 52 on that branch).
+    expect(fb!.branches).toEqual({
+      "sampling-both-validate-message-content/client": 1,
+      "sampling-relay-content-unchanged/intermediary": 1,
+    });
     const saved = parse(readFileSync(join(broken, fb!.caseFile!), "utf8"));
     // Shrunk: a model with an upper-case letter (the lower-casing is the whole defect), and a short request.
     expect(saved.answer.result.model).not.toBe(saved.answer.result.model.toLowerCase());
