@@ -2,7 +2,9 @@
  * Differential fuzzing end to end, through the real CLI and real relay processes: a relay that decides every
  * exchange right but lower-cases the result's `model` (test/fixtures/fuzz-relays/lowercases-model.yaml: the
  * reference relay behind a pass-through) is caught with a shrunk counterexample on
- * sampling-relay-content-unchanged, and the reference relay agrees on every exchange of the same seed.
+ * sampling-relay-content-unchanged, and the reference relay agrees on every exchange of the same seed. In 2026-07-28
+ * (answers carried in inputResponses) the same is shown with targets/broken/rewrites-model.yaml, beside a relay that
+ * skips the image checks.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -63,19 +65,28 @@ describe("mcpx-conform run --fuzz", () => {
     ]);
   });
 
-  it("in 2026-07-28, its runs cut into streams side by side, catches a relay that skips image checks", async () => {
+  it("in 2026-07-28, its runs cut into streams side by side, catches a relay that skips image checks and one that rewrites model", async () => {
     // 100 runs: four streams of 25, each on its own relay session; the reference agrees on every one.
-    const broken = tempDir();
+    const images = tempDir();
+    const model = tempDir();
     const reference = tempDir();
-    const [b, r] = await Promise.all([
-      run("targets/broken/image-unchecked.yaml", broken, "2026-07-28", 100),
+    const [i, m, r] = await Promise.all([
+      run("targets/broken/image-unchecked.yaml", images, "2026-07-28", 100),
+      run("targets/broken/rewrites-model.yaml", model, "2026-07-28", 100),
       run("targets/reference.yaml", reference, "2026-07-28", 100),
     ]);
-    expect(b.code, b.stderr).toBe(1);
-    const [fb] = results(broken).fuzz!;
-    expect(fb).toMatchObject({ era: "2026-07-28", seed: 1, runs: 100, status: "fail" });
-    expect(fb!.reason).toMatch(/mimeType is required|base64/);
-    expect(existsSync(join(broken, fb!.caseFile!))).toBe(true);
+    expect(i.code, i.stderr).toBe(1);
+    const [fi] = results(images).fuzz!;
+    expect(fi).toMatchObject({ era: "2026-07-28", seed: 1, runs: 100, status: "fail" });
+    expect(fi!.reason).toMatch(/mimeType is required|base64/);
+    expect(existsSync(join(images, fi!.caseFile!))).toBe(true);
+
+    // Fidelity in this era: the result the answerer put in inputResponses reaches the upstream changed.
+    expect(m.code, m.stderr).toBe(1);
+    const [fm] = results(model).fuzz!;
+    expect(fm).toMatchObject({ era: "2026-07-28", status: "fail" });
+    expect(fm!.caseFile).toMatch(/^fuzz\/counterexamples\/sampling-relay-content-unchanged\//);
+    expect(fm!.reason).toMatch(/\/model changed/);
 
     expect(r.code, r.stderr).toBe(0);
     const [fr] = results(reference).fuzz!;
