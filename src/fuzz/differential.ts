@@ -255,7 +255,7 @@ async function fuzzStream(
   try {
     const result = await fc.check(property, { numRuns: stream.runs, seed: stream.seed, endOnFailure: false });
     if (!result.failed || !result.counterexample) return { branches };
-    // The last failing run fast-check saw is the shrunk counterexample; re-judge it to be sure.
+    // The last failing run fast-check saw is the shrunk counterexample (judged when it ran).
     return {
       branches,
       ...(last ? { counterexample: last } : {}),
