@@ -10,7 +10,7 @@ import {
   runCall,
 } from "./broker-calls.ts";
 import type { FrameRecorder } from "./frames.ts";
-import { type ReviewRecord, ReviewWatcher } from "./reviewer.ts";
+import { type CaseScript, type ReviewRecord, ReviewWatcher } from "./reviewer.ts";
 import { BROKER_CALL_TIMEOUT_MS, BROKER_COMMAND_POLL_MS, BROKER_POLL_MS } from "./waits.ts";
 
 /** Where a broker's command lines run and with what (the relay's folder and environment). */
@@ -120,31 +120,32 @@ export class Broker extends ReviewWatcher {
   }
 
   /** What to do with a question: the case's script, else approve on to a model, else the case's answer. */
-  private decision(q: BrokerQuestion): ReviewRecord["decision"] {
+  private decision(q: BrokerQuestion, s: CaseScript): ReviewRecord["decision"] {
     const { stage } = q;
-    const scripted = stage === "request" ? this.review?.request : this.review?.response;
+    const scripted = stage === "request" ? s.review?.request : s.review?.response;
     // The request as the broker showed it (its token picks the answer in a case of several requests).
     const request = q.request ?? q.show;
     if (scripted) {
       if (scripted.action === "answer")
-        return { action: "answer", result: scripted.result ?? this.acceptedResult(request) };
+        return { action: "answer", result: scripted.result ?? this.acceptedResult(s, request) };
       if (scripted.action === "approve" && scripted.params)
         return { action: "approve", params: scripted.params };
       return { action: scripted.action };
     }
     if ((stage === "response" || this.modelConnected) && this.spec.approve) return { action: "approve" };
     if (stage === "response") return { action: "none" };
-    const a = this.answer;
-    if (a?.action === "accept") return { action: "answer", result: this.acceptedResult(request) };
+    const a = s.answer;
+    if (a?.action === "accept") return { action: "answer", result: this.acceptedResult(s, request) };
     if (a?.action === "expire") return { action: "none" };
     // An answer the broker has no word for (a JSON-RPC error) is the nearest it has: cancel, else decline.
     return { action: a?.action === "error" && this.spec.cancel ? "cancel" : "decline" };
   }
 
   private async decide(q: BrokerQuestion): Promise<void> {
-    const decision = this.decision(q);
+    const s = this.scriptOf(q);
+    const decision = this.decision(q, s);
     const record: ReviewRecord = { stage: q.stage, question: q, decision };
-    this.records.push(record);
+    s.records.push(record);
     if (decision.action === "none") return;
     const op = decision.action === "answer" ? "accept" : decision.action;
     const call = this.spec[op];
@@ -159,7 +160,7 @@ export class Broker extends ReviewWatcher {
         ...(decision.params !== undefined ? { params: decision.params } : {}),
       });
       record.status = out.status;
-      if (decision.action === "answer" && out.ok) this.answered = { result: decision.result };
+      if (decision.action === "answer" && out.ok) s.answered = { result: decision.result };
     } catch (error) {
       record.decision = { ...decision, note: `the ${op} call failed: ${(error as Error).message}` };
       return;

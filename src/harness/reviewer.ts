@@ -22,40 +22,70 @@ export interface ReviewRecord {
   recorded?: unknown;
 }
 
+/** One case's part of a watch: its script, what its questions showed and what was decided on them. */
+export interface CaseScript {
+  review: Review | undefined;
+  answer: Answer | undefined;
+  /** The result for one request, when a case sends several (each answered under its own token). */
+  answerFor: AnswerFor | undefined;
+  /** The case's canary: a question that shows it belongs to this case, whichever case is scripted now. */
+  canary: string | undefined;
+  records: ReviewRecord[];
+  /** The result the review side supplied itself (a direct or replacing answer), if any. */
+  answered: unknown;
+}
+
+/** How many earlier cases' scripts a watcher keeps for their late questions (2026-07-28 cases settle side by side). */
+const EARLIER_SCRIPTS = 16;
+
 /**
  * What the review answerers (the reviewer at a relay's own review surface, the broker driven through declared calls)
  * share: the case's script, what each question showed and what was decided, and a watch loop started with the first
  * case and stopped with the session.
+ *
+ * A case that lets its session go while it settles (2026-07-28) may still have questions open when the next case is
+ * scripted (a slow relay, a loaded machine). A question is decided by the script of the case whose canary it shows,
+ * and recorded with that case: never by the next case's script, and never in the next case's evidence.
  */
 export abstract class ReviewWatcher {
-  protected review: Review | undefined;
-  protected answer: Answer | undefined;
+  private current: CaseScript = blankScript();
+  private earlier: CaseScript[] = [];
   protected readonly handled = new Set<string>();
   /** The watch loop runs; aborting ends it and any request in flight. */
   private watching: AbortController | undefined;
-  records: ReviewRecord[] = [];
-  /** The result the review side supplied itself (a direct or replacing answer), if any. */
-  answered: unknown;
 
-  /** The result for one request, when a case sends several (each answered under its own token). */
-  protected answerFor: AnswerFor | undefined;
+  /** The scripted case's records (what its questions showed and what was decided). */
+  get records(): ReviewRecord[] {
+    return this.current.records;
+  }
 
-  script(review: Review | undefined, answer: Answer, answerFor?: AnswerFor): void {
-    this.review = review;
-    this.answer = answer;
-    this.answerFor = answerFor;
-    this.records = [];
-    this.answered = undefined;
+  /** The result the review side supplied itself for the scripted case (a direct or replacing answer), if any. */
+  get answered(): unknown {
+    return this.current.answered;
+  }
+
+  script(review: Review | undefined, answer: Answer, answerFor?: AnswerFor, canary?: string): void {
+    if (this.current.canary !== undefined)
+      this.earlier = [this.current, ...this.earlier].slice(0, EARLIER_SCRIPTS);
+    this.current = { review, answer, answerFor, canary, records: [], answered: undefined };
     if (!this.watching) {
       this.watching = new AbortController();
       void this.watch(this.watching.signal);
     }
   }
 
+  /** The script a question belongs to: the case whose canary it shows (the scripted case first), else the scripted one. */
+  protected scriptOf(question: unknown): CaseScript {
+    const text = JSON.stringify(question) ?? "";
+    const shows = (s: CaseScript) => s.canary !== undefined && text.includes(s.canary);
+    if (shows(this.current)) return this.current;
+    return this.earlier.find(shows) ?? this.current;
+  }
+
   /** The case's accepted result for the request a question shows (its own, in a case of several requests). */
-  protected acceptedResult(request: unknown): unknown {
-    if (this.answer?.action !== "accept") return undefined;
-    return this.answerFor?.(request) ?? this.answer.result;
+  protected acceptedResult(s: CaseScript, request: unknown): unknown {
+    if (s.answer?.action !== "accept") return undefined;
+    return s.answerFor?.(request) ?? s.answer.result;
   }
 
   stop(): void {
@@ -65,6 +95,17 @@ export abstract class ReviewWatcher {
 
   /** Looks for questions until stopped. */
   protected abstract watch(signal: AbortSignal): Promise<void>;
+}
+
+function blankScript(): CaseScript {
+  return {
+    review: undefined,
+    answer: undefined,
+    answerFor: undefined,
+    canary: undefined,
+    records: [],
+    answered: undefined,
+  };
 }
 
 /**
@@ -148,12 +189,15 @@ export class Reviewer extends ReviewWatcher {
           since === undefined ? REVIEW_REQUEST_TIMEOUT_MS : REVIEW_LONG_POLL_MS + REVIEW_REQUEST_TIMEOUT_MS,
       });
       this.version = version ?? undefined;
-      for (const q of Array.isArray(json) ? (json as Array<Record<string, unknown>>) : []) {
+      const fresh = (Array.isArray(json) ? (json as Array<Record<string, unknown>>) : []).filter((q) => {
         const key = `${q.id}/${q.stage}`;
-        if (this.handled.has(key)) continue;
+        if (this.handled.has(key)) return false;
         this.handled.add(key);
-        await this.decide(q);
-      }
+        return true;
+      });
+      // Decided side by side, as a person with several questions open would: one at a time, a burst's questions
+      // wait on each other's round trips, and on a loaded machine that alone can outlast the relay's deadline.
+      await Promise.all(fresh.map((q) => this.decide(q)));
       return since !== undefined && version !== null;
     } catch {
       // the surface is not up yet, or the relay is gone: the case's own deadline decides
@@ -163,29 +207,30 @@ export class Reviewer extends ReviewWatcher {
   }
 
   private async decide(q: Record<string, unknown>): Promise<void> {
+    const s = this.scriptOf(q);
     const stage = q.stage === "response" ? "response" : "request";
-    const scripted = stage === "request" ? this.review?.request : this.review?.response;
+    const scripted = stage === "request" ? s.review?.request : s.review?.response;
     let decision: ReviewRecord["decision"];
     if (scripted) {
       decision =
         scripted.action === "answer"
-          ? { action: "answer", result: scripted.result ?? this.acceptedResult(q.request) }
+          ? { action: "answer", result: scripted.result ?? this.acceptedResult(s, q.request) }
           : scripted.action === "approve" && scripted.params
             ? { action: "approve", params: scripted.params }
             : { action: scripted.action };
     } else if (stage === "response" || this.modelConnected) {
       decision = { action: "approve" };
     } else {
-      const a = this.answer;
+      const a = s.answer;
       decision =
         a?.action === "accept"
-          ? { action: "answer", result: this.acceptedResult(q.request) }
+          ? { action: "answer", result: this.acceptedResult(s, q.request) }
           : a?.action === "expire"
             ? { action: "none" }
             : { action: "decline" };
     }
     const record: ReviewRecord = { stage, question: q, decision };
-    this.records.push(record);
+    s.records.push(record);
     if (decision.action === "none") return;
     const body =
       decision.action === "answer"
@@ -199,6 +244,6 @@ export class Reviewer extends ReviewWatcher {
       body,
     );
     record.status = status;
-    if (decision.action === "answer" && status === 200) this.answered = { result: decision.result };
+    if (decision.action === "answer" && status === 200) s.answered = { result: decision.result };
   }
 }

@@ -49,6 +49,7 @@ export async function runInSession(
     caseKey: caseKey(kase, era),
     params: c.params,
     answer: c.answer,
+    canary: c.canary,
     ...(review ? { review } : {}),
     ...(kase.mrtr ? { mrtr: withCanary(kase.mrtr, c.canary) } : {}),
     ...(kase.stream === "standalone" ? { unrelated: true } : {}),

@@ -54,6 +54,8 @@ export interface CaseRunInput {
   caseKey: string;
   params: Record<string, unknown>;
   answer: Answer;
+  /** The case's canary: a review question that shows it is this case's (see ReviewWatcher). */
+  canary?: string;
   /** What the reviewer does, for targets with a review surface. */
   review?: Review;
   /** 2026-07-28: the inputRequests key and requestState the upstream uses. */
@@ -411,7 +413,7 @@ export class RelaySession {
     const overlapping = [...this.settling.entries()];
     const waitMs = upstreamWaitMs(profile.caseTimeoutMs);
     this.answerer.script(input.answer, input.answerFor);
-    this.reviewer?.script(input.review, input.answer, input.answerFor);
+    this.reviewer?.script(input.review, input.answer, input.answerFor, input.canary);
     let upstream: HarnessUpstream | undefined;
     let outcome: UpstreamOutcome;
     let released: Released | undefined;
