@@ -280,10 +280,11 @@ export function secondAskerAnswer(answer: Answer, canary: string, delayMs?: numb
   return {
     ...own,
     delayMs:
-      delayMs ??
-      Math.max(MRTR_SECOND_ANSWER_MS, 2 * (answer.action === "accept" ? (answer.delayMs ?? 0) : 0)),
+      delayMs ?? Math.max(MRTR_SECOND_ANSWER_MS, 2 * delayOf(answer)),
   };
 }
+
+const delayOf = (answer: Answer) => (answer.action === "accept" ? (answer.delayMs ?? 0) : 0);
 
 /** Resolves when `ready` holds, polling; false when `boundMs` passed first. */
 async function until(ready: () => boolean, boundMs: number): Promise<boolean> {
@@ -415,9 +416,11 @@ async function exchangeTwice(
   asker.script(input.answer);
   second.script(b.answer);
   let secondEnded = false;
-  // A answers only once B's exchange is open too (bounded: a relay that never asks B still gets A's answer).
+  // A answers only once B's exchange is open too, and, where B is to answer first, once B has answered (its delay
+  // alone keeps that order only while the machine keeps up). Bounded: a relay that never asks B still gets A's answer.
+  const bFirst = delayOf(b.answer) < delayOf(input.answer);
   asker.holdAnswer = async () => {
-    await until(() => second.asked.length > 0 || secondEnded, waitMs / 2);
+    await until(() => (bFirst ? second.retried > 0 : second.asked.length > 0) || secondEnded, waitMs / 2);
   };
   const call = (answerer: ModernAnswerer, caseKey: string) =>
     answerer.callProbe(caseKey, callMs).then(

@@ -394,6 +394,8 @@ export class ModernAnswerer implements HarnessAnswerer {
   asked: unknown[] = [];
   askedAt: number | undefined;
   answered: unknown;
+  /** How many retries (calls carrying the answers of a round) this case has sent so far. */
+  retried = 0;
   /** The relay's server/discover result (or error), when it answered one. */
   discovered: JsonRpcResponse | undefined;
   /** Server→client JSON-RPC requests the relay sent anyway (2026-07-28 has none; each refused with -32601). */
@@ -403,8 +405,9 @@ export class ModernAnswerer implements HarnessAnswerer {
   /** Called when the script makes the answerer wait on purpose (an answer that comes late). */
   onWait: (() => void) | undefined;
   /**
-   * Awaited before an accepted answer's delay starts (session isolation: the first asker answers only once the second
-   * session's call is in flight, so that two exchanges are open at the relay when the first answer comes).
+   * Awaited before an accepted answer is sent (session isolation: the first asker answers only once the second
+   * session's call is in flight, so that two exchanges are open at the relay when the first answer comes). It does not
+   * lengthen the answer's delay, which counts from when the questions came.
    */
   holdAnswer: (() => Promise<void>) | undefined;
 
@@ -500,6 +503,7 @@ export class ModernAnswerer implements HarnessAnswerer {
     this.asked = [];
     this.askedAt = undefined;
     this.answered = undefined;
+    this.retried = 0;
   }
 
   async callProbe(caseKey: string, timeoutMs: number): Promise<JsonRpcResponse> {
@@ -510,6 +514,7 @@ export class ModernAnswerer implements HarnessAnswerer {
       if (response.error !== undefined || !isObject(result)) return response;
       this.noteShape(result);
       if (result.resultType !== "input_required") return response;
+      const roundAt = performance.now();
       const requests = isObject(result.inputRequests) ? result.inputRequests : {};
       const responses: Record<string, unknown> = {};
       let sampling = 0;
@@ -532,14 +537,16 @@ export class ModernAnswerer implements HarnessAnswerer {
       // Declining (or failing, or never answering) a sampling input leaves it out: the call simply ends here.
       if (sampling > 0 && this.answer?.action !== "accept") return response;
       const delayMs = sampling > 0 && this.answer?.action === "accept" ? this.answer.delayMs : undefined;
+      if (delayMs) this.onWait?.();
       if (sampling > 0 && this.holdAnswer) await this.holdAnswer();
-      if (delayMs) {
-        this.onWait?.();
-        await new Promise((r) => setTimeout(r, delayMs));
-      }
+      // The answer comes delayMs after the questions did, as a person's would: a hold does not add to it (on a loaded
+      // machine the two together outlasted the relay's answer deadline, counted from the same moment).
+      const left = (delayMs ?? 0) - (performance.now() - roundAt);
+      if (left > 0) await new Promise((r) => setTimeout(r, left));
       const retry: Record<string, unknown> = { ...call, _meta: this.meta() };
       if (Object.keys(responses).length > 0) retry.inputResponses = responses;
       if (Object.hasOwn(result, "requestState")) retry.requestState = result.requestState;
+      this.retried++;
       response = await this.peer.request("tools/call", retry, timeoutMs);
     }
     return response;

@@ -69,6 +69,25 @@ describe("ModernUpstream and ModernAnswerer (2026-07-28)", () => {
     expect(upstream.declaredVersion).toBe("2026-07-28");
   });
 
+  it("answers delayMs after the questions came: a hold before the answer does not add to the delay", async () => {
+    const { upstream, answerer } = direct();
+    await answerer.connect(1000);
+    answerer.script({ action: "accept", result: RESULT, delayMs: 500 });
+    let heldAt = 0;
+    answerer.holdAnswer = async () => {
+      heldAt = performance.now();
+      await new Promise((r) => setTimeout(r, 400));
+    };
+    const outcome = armed(upstream);
+    await answerer.callProbe("k", 2000);
+    const answeredAt = performance.now();
+    expect(await outcome).toEqual({ kind: "result", result: RESULT });
+    expect(answerer.retried).toBe(1);
+    // The hold began as the questions came; the answer followed 500 ms after them, not 400 + 500 ms.
+    expect(answeredAt - heldAt).toBeGreaterThanOrEqual(490);
+    expect(answeredAt - heldAt).toBeLessThan(800);
+  });
+
   it("a decline sends no retry; once settled the upstream records the input as withheld", async () => {
     const { upstream, answerer } = direct();
     await answerer.connect(1000);
