@@ -279,8 +279,7 @@ export function secondAskerAnswer(answer: Answer, canary: string, delayMs?: numb
   if (own.action !== "accept") return own;
   return {
     ...own,
-    delayMs:
-      delayMs ?? Math.max(MRTR_SECOND_ANSWER_MS, 2 * delayOf(answer)),
+    delayMs: delayMs ?? Math.max(MRTR_SECOND_ANSWER_MS, 2 * delayOf(answer)),
   };
 }
 
