@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { Reviewer } from "../../src/harness/reviewer.ts";
 import type { Answer } from "../../src/model/case.ts";
 
@@ -92,42 +92,39 @@ async function surface(): Promise<Surface> {
   return s;
 }
 
-async function until(what: string, ok: () => boolean, ms = 5_000): Promise<void> {
-  const end = performance.now() + ms;
-  while (!ok()) {
-    if (performance.now() > end) throw new Error(`${what} did not happen within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+/** Waits for `ok` (vitest's own polling wait), bounded. */
+const until = (ok: () => boolean) => vi.waitUntil(ok, { timeout: 5_000, interval: 10 });
+
+/** A reviewer at a fresh surface, scripted for case A (decline the request) and then for case B (no review step). */
+async function afterTwoCases(modelConnected: boolean): Promise<{ surf: Surface; reviewer: Reviewer }> {
+  const surf = await surface();
+  const reviewer = new Reviewer(surf.url, modelConnected);
+  reviewers.push(reviewer);
+  reviewer.script({ request: { action: "decline" } }, ACCEPT, undefined, CANARY_A);
+  reviewer.script(undefined, ACCEPT, undefined, CANARY_B);
+  return { surf, reviewer };
 }
 
 describe("the harness reviewer", () => {
   it("decides a late question of an earlier case by that case's script, and keeps it out of the next case's records", async () => {
-    const surf = await surface();
-    const reviewer = new Reviewer(surf.url, false);
-    reviewers.push(reviewer);
-    reviewer.script({ request: { action: "decline" } }, ACCEPT, undefined, CANARY_A);
-    reviewer.script(undefined, ACCEPT, undefined, CANARY_B);
+    const { surf, reviewer } = await afterTwoCases(false);
     // Case A's question opens only now, while case B is scripted.
     surf.show([question("qa", CANARY_A)]);
-    await until("a decision on qa", () => surf.decisions.length === 1);
+    await until(() => surf.decisions.length === 1);
     expect(surf.decisions).toEqual(["/questions/qa/decline"]);
     expect(reviewer.records).toEqual([]);
 
     surf.show([question("qb", CANARY_B)]);
-    await until("a decision on qb", () => surf.decisions.length === 2);
+    await until(() => surf.decisions.length === 2);
     // Case B's script: no review step, no model downstream: the case's accepted result is the answer.
     expect(surf.decisions[1]).toBe("/questions/qb/answer");
     expect(reviewer.records.map((r) => r.question.id)).toEqual(["qb"]);
   });
 
   it("a question that shows no known canary is the scripted case's", async () => {
-    const surf = await surface();
-    const reviewer = new Reviewer(surf.url, true);
-    reviewers.push(reviewer);
-    reviewer.script({ request: { action: "decline" } }, ACCEPT, undefined, CANARY_A);
-    reviewer.script(undefined, ACCEPT, undefined, CANARY_B);
+    const { surf, reviewer } = await afterTwoCases(true);
     surf.show([question("qx", "no canary here")]);
-    await until("a decision on qx", () => surf.decisions.length === 1);
+    await until(() => surf.decisions.length === 1);
     expect(surf.decisions).toEqual(["/questions/qx/approve"]);
     expect(reviewer.records.map((r) => r.question.id)).toEqual(["qx"]);
   });
@@ -139,7 +136,7 @@ describe("the harness reviewer", () => {
     reviewers.push(reviewer);
     reviewer.script(undefined, ACCEPT, undefined, CANARY_A);
     surf.show([question("q1", CANARY_A), question("q2", CANARY_A), question("q3", CANARY_A)]);
-    await until("three decisions", () => surf.decisions.length === 3);
+    await until(() => surf.decisions.length === 3);
     expect(surf.mostAtOnce).toBe(3);
     expect(reviewer.records.map((r) => r.question.id)).toEqual(["q1", "q2", "q3"]);
   });
