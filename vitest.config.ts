@@ -38,6 +38,7 @@ export const UNIT = [
   "test/validator/!(cli).test.ts",
   "test/judge/**/*.test.ts",
   "test/model/compact.test.ts",
+  "test/model/package.test.ts",
   "test/model/evidence-budget.test.ts",
   "test/model/kill-matrix.test.ts",
   "test/model/stable.test.ts",

@@ -1,5 +1,6 @@
-import { readdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { parse } from "yaml";
 import type { Results } from "../src/model/results.ts";
 
 /**
@@ -58,4 +59,30 @@ export function statusDifferences(committed: Results, fresh: Results): string[] 
     if (a !== b) out.push(`${key}: committed ${a ?? "(no cell)"}, now ${b ?? "(no cell)"}`);
   }
   return out.sort();
+}
+
+/** The toolchain `npm run test:setup` needs for each install folder a profile may run a relay from. */
+const INSTALL_FOLDERS: Record<string, string> = {
+  ".venv-relays": "python3",
+  ".go-relays": "go",
+  ".cargo-relays": "cargo",
+  ".java-relays": "mvn and java",
+};
+
+/**
+ * Why a profile's relay cannot run here, if it cannot: an argv item inside one of test:setup's install folders
+ * (resolved like the harness resolves it, relative to the profile) that is not there. Its tests are then skipped,
+ * saying so, never failed: a machine without that toolchain still runs the rest.
+ */
+export function missingRelay(profile: string): string | undefined {
+  const file = resolve(ROOT, profile);
+  const { command } = parse(readFileSync(file, "utf8")) as { command: string[] };
+  for (const arg of command) {
+    const folder = Object.keys(INSTALL_FOLDERS).find((f) => arg.includes(`${f}/`));
+    if (folder === undefined) continue;
+    const path = resolve(dirname(file), arg);
+    if (!existsSync(path))
+      return `${path.slice(ROOT.length + 1)} is not installed: \`npm run test:setup\` installs it where ${INSTALL_FOLDERS[folder]} is on PATH`;
+  }
+  return undefined;
 }

@@ -1,40 +1,126 @@
 #!/usr/bin/env bash
-# npm run test:setup — what the test suite needs beyond `npm ci`, installed only where it is missing:
-#   - Debian's chromium, for the browser project (matrix.html in a real browser);
-#   - a Python virtual environment with the pinned Python relays (targets/real/requirements.txt: FastMCP's proxy), for
-#     the real-relay tests. Without python3 the tests of those relays are skipped, saying why.
-# Safe to run again: each step checks first and does nothing when its tool is there.
+# npm run test:setup — what the test suite needs beyond `npm ci`, each step only where it is missing or stale:
+#   - Debian's chromium, for the browser project (matrix.html and the report site in a real browser);
+#   - the published relays of other registries, each pinned, into git-ignored folders of their own:
+#       targets/real/pypi/NAME.txt              pip requirements (a whole pinned set)  → .venv-relays/NAME/
+#       targets/real/go.txt                     MODULE/CMD@VERSION a line              → .go-relays/bin/ (go install)
+#       targets/real/crates.txt                 CRATE VERSION a line                   → .cargo-relays/bin/ (cargo install --locked)
+#   - the official-SDK pass-throughs under targets/foreign/sdk-*/ (built from their own lock files):
+#       sdk-python/requirements.txt → .venv-relays/sdk-python/   sdk-go/go.mod → .go-relays/bin/sdk-go-relay
+#       sdk-rust/Cargo.lock         → .cargo-relays/bin/sdk-rust-relay   sdk-java/pom.xml → .java-relays/sdk-java-relay.jar
+# A toolchain that is missing (python3, go, cargo, mvn) is said once and its relays are left out: their tests skip,
+# naming this script. A step is redone only when its pinned input changed (a copy of it is kept beside the install).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+ROOT=$PWD
+say() { echo "test:setup: $*" >&2; }
+# Runs a step quietly into LOG; on failure prints its tail and stops the setup (a pinned install must not fail).
+quietly() {
+  local log=$1
+  shift
+  if ! "$@" >"$log" 2>&1; then
+    tail -n 25 "$log" >&2
+    say "failed: $* (the whole log: $log)"
+    exit 1
+  fi
+}
+# True when STAMP holds the same bytes as INPUT (the step already ran on this input).
+current() { [ -f "$2" ] && cmp -s "$1" "$2"; }
 
 if ! command -v chromium >/dev/null 2>&1; then
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-    echo "test:setup: installing Debian's chromium (apt-get install chromium)" >&2
+    say "installing Debian's chromium (apt-get install chromium)"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq chromium >/dev/null
   else
-    echo "test:setup: chromium is missing and cannot be installed here (needs apt-get as root)." >&2
-    echo "test:setup: install a Chromium at /usr/bin/chromium, or run 'npx vitest run --project unit' without the browser test." >&2
+    say "chromium is missing and cannot be installed here (needs apt-get as root)."
+    say "install a Chromium at /usr/bin/chromium, or run 'npx vitest run --project unit' without the browser test."
     exit 1
   fi
 fi
 
-VENV=.venv-relays
-if [ -x "$VENV/bin/fastmcp" ] && cmp -s targets/real/requirements.txt "$VENV/requirements.txt"; then
-  exit 0
+# ── Python: one virtual environment per requirements file ─────────────────────────────────────────────────────────
+python_venv() { # NAME REQUIREMENTS
+  local venv=.venv-relays/$1
+  current "$2" "$venv/requirements.txt" && return 0
+  say "installing $2 into $venv"
+  rm -rf "$venv"
+  mkdir -p .venv-relays
+  quietly ".venv-relays/$1.log" python3 -m venv "$venv"
+  # --retries 0: an index this machine cannot reach is passed over at once (the configured mirrors answer).
+  quietly ".venv-relays/$1.log" "$venv/bin/pip" install --disable-pip-version-check --retries 0 -r "$2"
+  cp "$2" "$venv/requirements.txt"
+}
+if command -v python3 >/dev/null 2>&1; then
+  for req in targets/real/pypi/*.txt; do [ -e "$req" ] && python_venv "$(basename "$req" .txt)" "$req"; done
+  for req in targets/foreign/sdk-python/requirements.txt; do [ -e "$req" ] && python_venv sdk-python "$req"; done
+else
+  say "no python3: the Python relays and the Python SDK pass-through are not installed; their tests are skipped."
 fi
-if ! command -v python3 >/dev/null 2>&1; then
-  echo "test:setup: no python3: the Python relays (FastMCP) are not installed; their real-relay tests are skipped." >&2
-  exit 0
+
+# ── Go: `go install` of pinned commands, `go build` of the SDK pass-through ─────────────────────────────────────────
+if command -v go >/dev/null 2>&1; then
+  mkdir -p .go-relays/bin
+  export GOBIN=$ROOT/.go-relays/bin
+  if [ -f targets/real/go.txt ] && ! current targets/real/go.txt .go-relays/go.txt; then
+    grep -v '^\s*\(#\|$\)' targets/real/go.txt | while read -r module; do
+      say "go install $module"
+      quietly .go-relays/install.log go install "$module"
+    done
+    cp targets/real/go.txt .go-relays/go.txt
+  fi
+  if [ -f targets/foreign/sdk-go/go.mod ]; then
+    cat targets/foreign/sdk-go/go.mod targets/foreign/sdk-go/go.sum targets/foreign/sdk-go/*.go >.go-relays/sdk-go.next
+    if ! current .go-relays/sdk-go.next .go-relays/sdk-go.built; then
+      say "building targets/foreign/sdk-go"
+      (cd targets/foreign/sdk-go && GOFLAGS=-mod=readonly quietly "$ROOT/.go-relays/sdk-go.log" go build -o "$ROOT/.go-relays/bin/sdk-go-relay" .)
+      mv .go-relays/sdk-go.next .go-relays/sdk-go.built
+    fi
+  fi
+else
+  say "no go: the Go relays and the Go SDK pass-through are not installed; their tests are skipped."
 fi
-echo "test:setup: installing the Python relays into $VENV (targets/real/requirements.txt)" >&2
-rm -rf "$VENV"
-python3 -m venv "$VENV"
-# --retries 0: an index this machine cannot reach is passed over at once (the configured mirrors answer).
-if ! "$VENV/bin/pip" install --disable-pip-version-check --retries 0 -r targets/real/requirements.txt >"$VENV.log" 2>&1; then
-  tail -n 20 "$VENV.log" >&2
-  echo "test:setup: pip could not install targets/real/requirements.txt (the whole log: $VENV.log)" >&2
-  exit 1
+
+# ── Rust: `cargo install --locked` of pinned crates, `cargo build --locked` of the SDK pass-through ─────────────────
+if command -v cargo >/dev/null 2>&1; then
+  mkdir -p .cargo-relays
+  if [ -f targets/real/crates.txt ] && ! current targets/real/crates.txt .cargo-relays/crates.txt; then
+    grep -v '^\s*\(#\|$\)' targets/real/crates.txt | while read -r crate version rest; do
+      say "cargo install --locked --version $version $crate $rest"
+      # shellcheck disable=SC2086 # rest: extra words of the line (--bin NAME, --features …)
+      quietly .cargo-relays/install.log cargo install --locked --root .cargo-relays --version "$version" "$crate" $rest
+    done
+    cp targets/real/crates.txt .cargo-relays/crates.txt
+  fi
+  if [ -f targets/foreign/sdk-rust/Cargo.lock ]; then
+    cat targets/foreign/sdk-rust/Cargo.toml targets/foreign/sdk-rust/Cargo.lock targets/foreign/sdk-rust/src/*.rs >.cargo-relays/sdk-rust.next
+    if ! current .cargo-relays/sdk-rust.next .cargo-relays/sdk-rust.built; then
+      say "building targets/foreign/sdk-rust"
+      quietly .cargo-relays/sdk-rust.log cargo build --release --locked \
+        --manifest-path targets/foreign/sdk-rust/Cargo.toml --target-dir .cargo-relays/target
+      mkdir -p .cargo-relays/bin
+      cp .cargo-relays/target/release/sdk-rust-relay .cargo-relays/bin/sdk-rust-relay
+      mv .cargo-relays/sdk-rust.next .cargo-relays/sdk-rust.built
+    fi
+  fi
+else
+  say "no cargo: the Rust relays and the Rust SDK pass-through are not installed; their tests are skipped."
 fi
-cp targets/real/requirements.txt "$VENV/requirements.txt"
+
+# ── Java: the SDK pass-through, one jar with its dependencies ─────────────────────────────────────────────────────────
+if [ -f targets/foreign/sdk-java/pom.xml ]; then
+  if command -v mvn >/dev/null 2>&1 && command -v java >/dev/null 2>&1; then
+    mkdir -p .java-relays
+    cat targets/foreign/sdk-java/pom.xml $(find targets/foreign/sdk-java/src -name '*.java' | sort) >.java-relays/sdk-java.next
+    if ! current .java-relays/sdk-java.next .java-relays/sdk-java.built; then
+      say "building targets/foreign/sdk-java"
+      quietly .java-relays/sdk-java.log mvn -q -B -f targets/foreign/sdk-java/pom.xml \
+        -DbuildDirectory="$ROOT/.java-relays/target" package
+      cp .java-relays/target/sdk-java-relay.jar .java-relays/sdk-java-relay.jar
+      mv .java-relays/sdk-java.next .java-relays/sdk-java.built
+    fi
+  else
+    say "no mvn or java: the Java SDK pass-through is not built; its tests are skipped."
+  fi
+fi

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CellSideSchema, EraSchema } from "./register.ts";
+import { PackageSchema } from "./target.ts";
 
 /**
  * results.json: the public contract users script against (see README "results.json").
@@ -57,7 +58,9 @@ export const SummarySchema = z.record(z.string(), z.number());
 export const ResultsSchema = z
   .object({
     tool: z.object({ name: z.literal("mcpx-conform"), version: z.string() }),
-    target: z.object({ name: z.string(), profile: z.string().optional() }).loose(),
+    target: z
+      .object({ name: z.string(), profile: z.string().optional(), package: PackageSchema.optional() })
+      .loose(),
     seed: z.number().int(),
     /**
      * Written by `run --stable` (src/model/stable.ts): no wall-clock or measured time is recorded (no `startedAt`,

@@ -66,10 +66,58 @@ export function profileFileProblem(key: string): string | undefined {
   return undefined;
 }
 
+/** Registries a published relay comes from, and how a person opens its page there. */
+export const PACKAGE_REGISTRIES = ["npm", "pypi", "go", "crates", "maven"] as const;
+export const PACKAGE_LANGUAGES = ["typescript", "javascript", "python", "go", "rust", "java"] as const;
+
+/**
+ * The published package a profile drives: an exact version (never a range), so a matrix names what it judged.
+ * Go: the module path of the command (`github.com/o/r/cmd/x`) and its version (`v1.2.3`); Maven: `group:artifact`.
+ */
+export const PackageSchema = z
+  .object({
+    registry: z.enum(PACKAGE_REGISTRIES),
+    name: z.string().min(1),
+    version: z
+      .string()
+      .regex(
+        /^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.+-]+)?$/,
+        "an exact version (1.2.3, v1.2.3, 1.2.3-rc.1), not a range",
+      ),
+    language: z.enum(PACKAGE_LANGUAGES),
+  })
+  .strict()
+  .refine((p) => p.registry !== "maven" || /^[^:\s]+:[^:\s]+$/.test(p.name), {
+    message: "a Maven name as group:artifact",
+    path: ["name"],
+  });
+export type Package = z.infer<typeof PackageSchema>;
+
+/** The package's page on its registry, at its version. */
+export function packageUrl(p: Package): string {
+  const name = encodeURI(p.name);
+  switch (p.registry) {
+    case "npm":
+      return `https://www.npmjs.com/package/${name}/v/${p.version}`;
+    case "pypi":
+      return `https://pypi.org/project/${name}/${p.version}/`;
+    case "go":
+      return `https://pkg.go.dev/${name}@${p.version}`;
+    case "crates":
+      return `https://crates.io/crates/${name}/${p.version}`;
+    case "maven":
+      return `https://central.sonatype.com/artifact/${name.replace(":", "/")}/${p.version}`;
+  }
+}
+
 export const TargetProfileSchema = z
   .object({
     name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "a name usable as a folder name"),
     description: z.string().optional(),
+    /** The published package this profile drives (the report and the site show and link it). */
+    package: PackageSchema.optional().describe(
+      "the published package the profile drives: registry (npm, pypi, go, crates, maven), name, exact version, language",
+    ),
     /** argv; items may hold {{upstream.command}}, {{upstream.url}}, {{port}}, {{tmp}}. */
     command: z.array(z.string()).min(1),
     downstream: z

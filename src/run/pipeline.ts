@@ -229,7 +229,11 @@ export async function runPipeline(config: RunConfig, hooks: RunHooks = {}): Prom
   const cells = shard ? noteOtherShards(built, plannedCells(register, full), shard) : built;
   const timed: Results = {
     tool: toolInfo(),
-    target: { name: profile.name, profile: relative(config.cwd, config.targetFile) || config.targetFile },
+    target: {
+      name: profile.name,
+      profile: relative(config.cwd, config.targetFile) || config.targetFile,
+      ...(profile.package ? { package: profile.package } : {}),
+    },
     seed,
     startedAt,
     finishedAt: new Date().toISOString(),

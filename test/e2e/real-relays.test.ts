@@ -1,8 +1,9 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   MATRIX_TARGETS,
+  missingRelay,
   ROOT,
   realTargets,
   runArgs,
@@ -100,10 +101,6 @@ const EXPECTED: Record<string, Record<string, string>> = {
   "fastmcp-http-http": { ...FASTMCP, [`${ISOLATION}/intermediary`]: "pass" },
 };
 
-/** The Python relays need `npm run test:setup` (a virtual environment from targets/real/requirements.txt). */
-const PYTHON_RELAY = /^fastmcp-/;
-const PYTHON_MISSING = !existsSync(join(ROOT, ".venv-relays/bin/fastmcp"));
-
 function readResults(dir: string): Results {
   return ResultsSchema.parse(JSON.parse(readFileSync(join(dir, "results.json"), "utf8")));
 }
@@ -123,9 +120,10 @@ describe("real relays: committed matrices are current", () => {
 
   for (const profile of realTargets()) {
     const name = profile.replace(/^.*\/|\.ya?ml$/g, "");
-    // Without python3 there is no .venv-relays (test:setup says so): the Python relays are skipped, saying why.
-    const skipped = PYTHON_RELAY.test(name) && PYTHON_MISSING;
-    const why = skipped ? " (skipped: no .venv-relays; `npm run test:setup` needs python3)" : "";
+    // A relay of a registry whose toolchain this machine lacks was not installed (test:setup says so): skipped, saying why.
+    const missing = missingRelay(profile);
+    const skipped = missing !== undefined;
+    const why = skipped ? ` (skipped: ${missing})` : "";
     it.skipIf(skipped)(
       `${name}: a fresh run matches matrix/targets/${name}/results.json, cell by cell${why}`,
       async () => {
