@@ -61,6 +61,8 @@ export const UNIT = [
   "test/run/shard.test.ts",
   "test/fuzz/mutations.test.ts",
   "test/fuzz/values.test.ts",
+  "test/fuzz/ids.test.ts",
+  "test/harness/jsonrpc-peer.test.ts",
   "test/harness/frames.test.ts",
   "test/harness/line-splitter.test.ts",
   "test/harness/mrtr.test.ts",

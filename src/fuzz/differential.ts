@@ -7,6 +7,7 @@ import type { TargetProfile } from "../model/target.ts";
 import { type Era, isModernEra } from "../protocol/eras.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
 import { legalExchange } from "./arbitraries.ts";
+import { requestIds, uniqueId } from "./ids.ts";
 import { mutation } from "./mutations.ts";
 import {
   CONTENT_UNCHANGED_ROW,
@@ -16,6 +17,10 @@ import {
   fidelity,
   oracle,
 } from "./oracle.ts";
+import { pairingProblem } from "./pairing.ts";
+
+/** The row a response under another id breaks: the round trip's ("Responses MUST include the same ID ..."). */
+const ROUNDTRIP_ROW = "sampling-relay-roundtrip";
 
 /** The answerer declares tools so that every generated tool loop is legal to send; the oracle knows it. */
 export const FUZZ_CAPABILITIES: SamplingCapabilities = { sampling: { tools: {} } };
@@ -26,12 +31,17 @@ const PLACEHOLDER_RESULT = {
   model: "fuzz-model",
 };
 
-/** Legal exchanges and single mutations of them, half and half. */
+/**
+ * Legal exchanges and single mutations of them, half and half; in the legacy eras each under a JSON-RPC id from the
+ * whole id space (src/fuzz/ids.ts), whose response must pair with it unchanged.
+ */
 export function exchanges(era: Era): fc.Arbitrary<Exchange> {
-  return fc.oneof(
+  const exchange = fc.oneof(
     legalExchange(era, { maxRounds: 3 }).map((x) => ({ params: x.params, result: x.result })),
     mutation(era).map((m) => ({ params: m.params, result: m.result ?? PLACEHOLDER_RESULT })),
   );
+  if (isModernEra(era)) return exchange;
+  return fc.tuple(exchange, requestIds()).map(([x, id]) => ({ ...x, id }));
 }
 
 export interface FuzzCounterexample {
@@ -62,6 +72,7 @@ export function differential(
   says: ReturnType<typeof oracle>,
   verdict: CaseVerdict,
   observation: Observation,
+  frames: Frame[] = [],
 ): {
   agree: boolean;
   row: string;
@@ -69,6 +80,19 @@ export function differential(
   verdict: CaseVerdict;
   fidelity?: FidelityDifference[];
 } {
+  // Whatever the exchange, a response must come back under its request's id: else the round trip itself is broken.
+  const unpaired = pairingProblem(frames);
+  if (unpaired !== undefined)
+    return {
+      agree: false,
+      row: ROUNDTRIP_ROW,
+      side: "intermediary",
+      verdict: {
+        status: "fail",
+        reason: `${unpaired.charAt(0).toUpperCase()}${unpaired.slice(1)}`,
+        checks: [...verdict.checks, { id: "fuzz-response-id-unchanged", ok: false, detail: unpaired }],
+      },
+    };
   const delivered = says.expect.find((e) => e.outcome === "delivered");
   const dropped = Object.keys((delivered?.outcome === "delivered" && delivered.dropped) || {});
   const diffs = says.row === CONTENT_UNCHANGED_ROW ? fidelity(observation, dropped) : [];
@@ -204,6 +228,8 @@ async function fuzzStream(
 ): Promise<Pick<FuzzEraReport, "branches" | "counterexample" | "error">> {
   const branches: Record<string, number> = {};
   let session: RelaySession | undefined;
+  // The ids sent on the current session: a generated id already used there is made unique (uniqueId).
+  let usedIds = new Set<string>();
   let last: FuzzCounterexample | undefined;
   let n = 0;
   // Set at the first disagreement: every run after it is a shrink candidate, not a generated exchange.
@@ -221,15 +247,18 @@ async function fuzzStream(
         control,
         ...(options.maxFrameBytes ? { maxFrameBytes: options.maxFrameBytes } : {}),
       });
+      usedIds = new Set();
     }
     const says = oracle(exchange, era, FUZZ_CAPABILITIES);
     const branch = `${says.row}/${says.side}`;
     if (!shrinking) branches[branch] = (branches[branch] ?? 0) + 1;
     n++;
+    const requestId = exchange.id !== undefined ? uniqueId(exchange.id, usedIds) : undefined;
     const out = await session.runCase({
       caseKey: `fuzz/${era}/${name(n)}`,
       params: exchange.params,
       answer: { action: "accept", result: exchange.result },
+      ...(requestId !== undefined ? { requestId } : {}),
     });
     const judged = judgeCase({
       expect: says.expect,
@@ -239,9 +268,15 @@ async function fuzzStream(
       canary: `fuzz-no-canary-${name(n)}`,
       capabilities: FUZZ_CAPABILITIES,
     });
-    const { agree, ...d } = differential(says, judged, out.observation);
+    const { agree, ...d } = differential(says, judged, out.observation, out.frames);
     if (agree) return true;
-    last = { exchange, ...says, ...d, ...out };
+    // The id it went under (made unique on the session), so the counterexample names the one on the wire.
+    last = {
+      exchange: requestId !== undefined ? { ...exchange, id: requestId } : exchange,
+      ...says,
+      ...d,
+      ...out,
+    };
     return false;
   };
   const property = fc.asyncProperty(exchanges(era), async (exchange) => {

@@ -1,3 +1,4 @@
+import type { JsonRpcId } from "../harness/jsonrpc-peer.ts";
 import { rowForRule } from "../judge/attribution.ts";
 import { describeDifference, differences, withoutPointers } from "../judge/json-diff.ts";
 import type { Expectation } from "../model/case.ts";
@@ -11,6 +12,8 @@ import type { SamplingCapabilities } from "../validator/types.ts";
 export interface Exchange {
   params: Record<string, unknown>;
   result: Record<string, unknown>;
+  /** The sampling request's JSON-RPC id (legacy eras; 2026-07-28 carries the request in inputRequests, keyed). */
+  id?: JsonRpcId;
 }
 
 export interface OracleVerdict {

@@ -114,7 +114,13 @@ export function foldFuzz(
       outDir,
       caseFile,
       definition,
-      `# Copy into cases/${cx.row}/ to keep this counterexample as a regression case.`,
+      [
+        `# Copy into cases/${cx.row}/ to keep this counterexample as a regression case.`,
+        // Cases send under the harness's own ids: the one this exchange went under is kept here, for the reader.
+        ...(cx.exchange.id !== undefined
+          ? [`# The fuzzer sent the request under JSON-RPC id ${JSON.stringify(cx.exchange.id)}.`]
+          : []),
+      ].join("\n"),
     );
     summaries.push({ ...base, status, reason, evidence: rel, caseFile });
     for (const cell of counterexampleCells(cx)) {

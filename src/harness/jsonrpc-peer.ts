@@ -57,16 +57,29 @@ export type RequestHandler = (
 
 export class PeerClosedError extends Error {}
 export class PeerTimeoutError extends Error {}
+/** A response came back under an id equal to a pending request's only as text (5 for "5", or "5" for 5). */
+export class PeerIdChangedError extends Error {}
 
 interface Pending {
+  id: JsonRpcId;
   resolve: (response: JsonRpcResponse) => void;
   reject: (error: Error) => void;
   timer: NodeJS.Timeout;
 }
 
+/**
+ * A response pairs with its request by the same id, type included (JSON-RPC 2.0 §5: "It MUST be the same as the
+ * value of the id member in the Request Object"): 5 and "5" are different ids, so pending requests are keyed by both.
+ */
+export function idKey(id: JsonRpcId): string {
+  return `${typeof id}:${id}`;
+}
+
 export class JsonRpcPeer {
   private nextId = 1;
   private readonly pending = new Map<string, Pending>();
+  /** Every id this peer has sent a request under: ids are never reused in a session (MCP basic: "MUST NOT have been previously used"). */
+  private readonly used = new Set<string>();
   private requestHandler: RequestHandler | undefined;
   private notificationHandler: ((method: string, params: unknown) => void) | undefined;
   private closedReason: string | undefined;
@@ -102,24 +115,30 @@ export class JsonRpcPeer {
     else this.closeListeners.push(listener);
   }
 
-  /** Sends a request and waits for its response (result or error), or rejects on timeout/close. */
+  /**
+   * Sends a request and waits for its response (result or error), or rejects on timeout/close. `id`: the request's
+   * own id (the fuzzer's), which must not have been used on this peer; else the next of the peer's own.
+   */
   request(
     method: string,
     params: unknown,
     timeoutMs: number,
     options?: SendOptions,
+    id: JsonRpcId = this.ownId(),
   ): Promise<JsonRpcResponse> {
-    const id: JsonRpcId = this.idPrefix ? `${this.idPrefix}${this.nextId++}` : this.nextId++;
+    if (this.used.has(idKey(id)))
+      throw new Error(`request id ${JSON.stringify(id)} was already used on this peer`);
+    this.used.add(idKey(id));
     return new Promise((resolve, reject) => {
       if (this.closedReason !== undefined) {
         reject(new PeerClosedError(this.closedReason));
         return;
       }
       const timer = setTimeout(() => {
-        this.pending.delete(String(id));
+        this.pending.delete(idKey(id));
         reject(new PeerTimeoutError(`no response to ${method} within ${timeoutMs} ms`));
       }, timeoutMs);
-      this.pending.set(String(id), { resolve, reject, timer });
+      this.pending.set(idKey(id), { id, resolve, reject, timer });
       this.sendRaw(
         JSON.stringify(
           params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params },
@@ -127,6 +146,18 @@ export class JsonRpcPeer {
         options,
       );
     });
+  }
+
+  /** Whether `id` is free for a request of this peer (never sent under before). */
+  idFree(id: JsonRpcId): boolean {
+    return !this.used.has(idKey(id));
+  }
+
+  private ownId(): JsonRpcId {
+    for (;;) {
+      const id: JsonRpcId = this.idPrefix ? `${this.idPrefix}${this.nextId++}` : this.nextId++;
+      if (!this.used.has(idKey(id))) return id;
+    }
   }
 
   notify(method: string, params?: unknown): void {
@@ -174,12 +205,25 @@ export class JsonRpcPeer {
       return;
     }
     if ("result" in message || "error" in message) {
-      const pending = hasId ? this.pending.get(String(message.id)) : undefined;
+      const pending = hasId ? this.pending.get(idKey(message.id)) : undefined;
       if (!pending) {
         this.garbage.push(line);
+        // The relay changed the id's type on the way: the exchange is broken now, not after the request's wait.
+        const changed = hasId
+          ? [...this.pending.values()].find((p) => String(p.id) === String(message.id))
+          : undefined;
+        if (changed) {
+          this.pending.delete(idKey(changed.id));
+          clearTimeout(changed.timer);
+          changed.reject(
+            new PeerIdChangedError(
+              `the response to request id ${JSON.stringify(changed.id)} came back under id ${JSON.stringify(message.id)} (${typeof changed.id} → ${typeof message.id})`,
+            ),
+          );
+        }
         return;
       }
-      this.pending.delete(String(message.id));
+      this.pending.delete(idKey(message.id));
       clearTimeout(pending.timer);
       pending.resolve(message as JsonRpcResponse);
       return;

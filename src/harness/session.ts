@@ -18,7 +18,7 @@ import {
   type Sequence,
 } from "./ends.ts";
 import { callFramesOf, FrameRecorder } from "./frames.ts";
-import type { LineChannel } from "./jsonrpc-peer.ts";
+import type { JsonRpcId, LineChannel } from "./jsonrpc-peer.ts";
 import { ModernAnswerer, ModernUpstream } from "./mrtr.ts";
 import { ProbeToolMissing } from "./probe-call.ts";
 import { onceMoreIfPortTaken, RelayHost } from "./relay-host.ts";
@@ -62,6 +62,8 @@ export interface CaseRunInput {
   mrtr?: InputFraming;
   /** Streamable HTTP upstream: send the sampling request on the standalone GET stream, tied to no request. */
   unrelated?: boolean;
+  /** The sampling request's JSON-RPC id (legacy eras; the fuzzer's): default the upstream's next own id. */
+  requestId?: JsonRpcId;
   /** Several sampling requests in one case, and the answerer's result for each. */
   sequence?: Sequence;
   answerFor?: AnswerFor;
@@ -122,7 +124,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 
 /** What the upstream does on the case's probe call. */
 function armed(input: CaseRunInput, waitMs: number, done: (o: UpstreamOutcome) => void): ArmedProbe {
-  const { caseKey, params, mrtr, sequence, unrelated } = input;
+  const { caseKey, params, mrtr, sequence, unrelated, requestId } = input;
   return {
     caseKey,
     params,
@@ -131,6 +133,7 @@ function armed(input: CaseRunInput, waitMs: number, done: (o: UpstreamOutcome) =
     mrtr,
     ...(sequence ? { sequence } : {}),
     ...(unrelated ? { unrelated: true } : {}),
+    ...(requestId !== undefined ? { requestId } : {}),
   };
 }
 

@@ -1,7 +1,14 @@
 import type { UpstreamOutcome } from "../model/evidence.ts";
 import type { Era } from "../protocol/eras.ts";
 import { type ArmedProbe, type Ask, recordEntry, type Sequence } from "./ends.ts";
-import { JsonRpcPeer, type LineChannel, PeerClosedError, PeerTimeoutError } from "./jsonrpc-peer.ts";
+import {
+  type JsonRpcId,
+  JsonRpcPeer,
+  type LineChannel,
+  PeerClosedError,
+  PeerIdChangedError,
+  PeerTimeoutError,
+} from "./jsonrpc-peer.ts";
 
 export const PROBE_TOOL = "conformance_probe";
 
@@ -14,6 +21,8 @@ export interface Probe {
   done: (outcome: UpstreamOutcome) => void;
   /** Streamable HTTP: send the sampling request on the standalone GET stream (tied to no request) instead. */
   unrelated?: boolean;
+  /** The sampling request's JSON-RPC id (the fuzzer's, from the whole id space); default the peer's next. */
+  requestId?: JsonRpcId;
 }
 
 /** What the relay asked for at initialize. */
@@ -134,7 +143,7 @@ export class ScriptedUpstream {
     const { peer } = connection;
     const outcome = probe.sequence
       ? await this.sequence(peer, probe.sequence, performance.now() + probe.waitMs, probe.waitMs)
-      : await this.sample(peer, probe.params, probe.waitMs, probe.waitMs, probe.unrelated);
+      : await this.sample(peer, probe.params, probe.waitMs, probe.waitMs, probe.unrelated, probe.requestId);
     probe.done(outcome);
     return { result: { content: [{ type: "text", text: `mcpx-conform recorded the ${outcome.kind}` }] } };
   }
@@ -149,6 +158,7 @@ export class ScriptedUpstream {
     waitMs: number,
     deadlineMs: number,
     unrelated?: boolean,
+    requestId?: JsonRpcId,
   ): Promise<UpstreamOutcome> {
     const started = performance.now();
     try {
@@ -157,6 +167,7 @@ export class ScriptedUpstream {
         params,
         Math.max(1, waitMs),
         unrelated ? { unrelated: true } : undefined,
+        requestId !== undefined && peer.idFree(requestId) ? requestId : undefined,
       );
       return response.error !== undefined
         ? { kind: "error", error: response.error as any }
@@ -164,7 +175,13 @@ export class ScriptedUpstream {
     } catch (error) {
       return error instanceof PeerTimeoutError
         ? { kind: "timeout", deadlineMs, afterMs: Math.round(performance.now() - started) }
-        : { kind: "broken", detail: error instanceof PeerClosedError ? error.message : String(error) };
+        : {
+            kind: "broken",
+            detail:
+              error instanceof PeerClosedError || error instanceof PeerIdChangedError
+                ? error.message
+                : String(error),
+          };
     }
   }
 

@@ -4,7 +4,8 @@
  * reference relay behind a pass-through) is caught with a shrunk counterexample on
  * sampling-relay-content-unchanged, and the reference relay agrees on every exchange of the same seed. In 2026-07-28
  * (answers carried in inputResponses) the same is shown with targets/broken/rewrites-model.yaml, beside a relay that
- * skips the image checks.
+ * skips the image checks. Legacy exchanges go under JSON-RPC ids from the whole id space: a relay that retypes a
+ * response's id (test/fixtures/fuzz-relays/retypes-ids.yaml) is caught on sampling-relay-roundtrip.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -63,6 +64,19 @@ describe("mcpx-conform run --fuzz", () => {
       "sampling-both-validate-message-content/server",
       "sampling-relay-content-unchanged/intermediary",
     ]);
+  });
+
+  it("sends under ids from the whole id space: a relay that retypes the response's id fails the round trip, shrunk to id 0", async () => {
+    const out = tempDir();
+    const r = await run("test/fixtures/fuzz-relays/retypes-ids.yaml", out, "2024-11-05");
+    expect(r.code, r.stderr).toBe(1);
+    const [f] = results(out).fuzz!;
+    expect(f).toMatchObject({ era: "2024-11-05", status: "fail" });
+    expect(f!.caseFile).toMatch(/^fuzz\/counterexamples\/sampling-relay-roundtrip\//);
+    expect(f!.reason).toMatch(/the response to request id 0 came back under id "0" \(number → string\)/i);
+    expect(readFileSync(join(out, f!.caseFile!), "utf8")).toContain("under JSON-RPC id 0.");
+    const cell = results(out).cells.find((c) => c.row === "sampling-relay-roundtrip");
+    expect(cell?.status).toBe("fail");
   });
 
   it("in 2026-07-28, its runs cut into streams side by side, catches a relay that skips image checks and one that rewrites model", async () => {
