@@ -208,6 +208,10 @@ export const CHECK_CATALOGUE = {
     proves: "fuzzing: a legal generated result reached the upstream deep-equal",
     rule: "sampling-relay-content-unchanged",
   },
+  "fuzz-response-id-unchanged": {
+    proves: "fuzzing: the response reached the upstream under its request's JSON-RPC id, type included",
+    rule: "sampling-relay-roundtrip",
+  },
 } as const satisfies Record<string, { proves: string; rule: string; counts?: CheckCounts }>;
 
 export type CheckId = keyof typeof CHECK_CATALOGUE;
