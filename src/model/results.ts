@@ -2,7 +2,7 @@ import { z } from "zod";
 import { CellSideSchema, EraSchema } from "./register.ts";
 
 /**
- * results.json: the public contract users script against (see README "results.json").
+ * results.json: the public contract users script against (see docs/results.md).
  * Extend compatibly only.
  */
 
