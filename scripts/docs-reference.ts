@@ -148,8 +148,8 @@ function fieldRows(schema: JsonSchema, prefix: string, missing: string[]): strin
 }
 
 /** The target profile's fields, from TargetProfileSchema as its JSON Schema (the input a user writes). */
-export function renderProfileFields(): string {
-  const schema = z.toJSONSchema(TargetProfileSchema, { io: "input", unrepresentable: "any" }) as JsonSchema;
+export function renderProfileFields(profileSchema: z.ZodType = TargetProfileSchema): string {
+  const schema = z.toJSONSchema(profileSchema, { io: "input", unrepresentable: "any" }) as JsonSchema;
   const missing: string[] = [];
   const rows = fieldRows(schema, "", missing);
   if (missing.length > 0)
