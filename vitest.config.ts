@@ -35,6 +35,7 @@ export const E2E_SOLO = ["test/kill-matrix.test.ts", "test/e2e/real-relays.test.
 /** The pure tests: by folder, and the harness's and run layer's files that start nothing. */
 export const UNIT = [
   "test/architecture/**/*.test.ts",
+  "test/docs/**/*.test.ts",
   "test/validator/!(cli).test.ts",
   "test/judge/**/*.test.ts",
   "test/model/compact.test.ts",

@@ -1,7 +1,7 @@
 /**
  * mcpx-conform's library API (the package's `exports["."]`, compiled to dist/lib/index.mjs with declarations in
  * dist/types/): the reference validator, the case, target-profile, evidence and results types with their zod
- * schemas, the gate, and `run`, the same pipeline as `mcpx-conform run`. The CLI contract is the README's; this is
+ * schemas, the gate, and `run`, the same pipeline as `mcpx-conform run`. The CLI contract is docs/cli.md's; this is
  * for scripts that would rather not parse a command's output.
  */
 

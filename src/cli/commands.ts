@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { register as registerCompare } from "./compare.ts";
 import { register as registerEvidence } from "./evidence.ts";
+import { COMMAND_EXAMPLES, exampleHelp } from "./examples.ts";
 import { register as registerGate } from "./gate.ts";
 import { register as registerInit } from "./init.ts";
 import type { CliIo } from "./io.ts";
@@ -33,4 +34,9 @@ export function registerCommands(program: Command, setExit: SetExit, io: CliIo):
   registerCompare(program, setExit, io);
   registerMerge(program, setExit, io);
   registerSite(program, setExit, io);
+  // Every command's help ends with its example (the same one docs/cli.md shows).
+  for (const command of program.commands) {
+    const example = COMMAND_EXAMPLES[command.name()];
+    if (example) command.addHelpText("after", exampleHelp(example));
+  }
 }

@@ -59,7 +59,7 @@ export function profileText(p: {
       : `{ transport: ${p.downstream}, url: ${yamlString(p.url ?? "http://127.0.0.1:{{port}}/mcp")} }`;
   return [
     `# yaml-language-server: $schema=${p.schema}`,
-    '# A target profile for mcpx-conform (written by `mcpx-conform init`; every key: the README\'s "Target profiles").',
+    "# A target profile for mcpx-conform (written by `mcpx-conform init`; every key: docs/profiles.md of the mcpx-conform package).",
     "# Run it with: npx mcpx-conform run --target " + "<this file>",
     `name: ${p.name}`,
     "# Your relay's argv. {{upstream.command}} is the harness upstream on stdio ({{upstream.url}} for an HTTP upstream);",

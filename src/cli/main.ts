@@ -1,16 +1,13 @@
 import { Command, CommanderError } from "commander";
-import { registerCommands } from "./commands.ts";
+import { registerCommands, type SetExit } from "./commands.ts";
 import { EXIT, InputError } from "./errors.ts";
 import { type CliIo, processIo } from "./io.ts";
 import { toolInfo } from "./run.ts";
 
 export const TOOL_NAME = "mcpx-conform";
 
-/**
- * Runs the CLI and returns the process exit code (0 ok, 1 failed cells, 2 bad input, 3 harness failure).
- * `io` (default: the process's streams and folder) is where it prints and what relative paths mean.
- */
-export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+/** The whole command line as commander declares it: what `main` parses and what docs/cli.md is generated from. */
+export function createProgram(setExit: SetExit, io: CliIo): Command {
   const program = new Command(TOOL_NAME)
     .description("Conformance harness and matrix generator for MCP sampling relays")
     .version(toolInfo().version, "-V, --version", "print the version")
@@ -18,14 +15,19 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     // Before the subcommands are declared: they inherit it (help and usage errors go to io too).
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError();
+  registerCommands(program, setExit, io);
+  return program;
+}
+
+/**
+ * Runs the CLI and returns the process exit code (0 ok, 1 failed cells, 2 bad input, 3 harness failure).
+ * `io` (default: the process's streams and folder) is where it prints and what relative paths mean.
+ */
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   let code: number = EXIT.ok;
-  registerCommands(
-    program,
-    (c) => {
-      code = c;
-    },
-    io,
-  );
+  const program = createProgram((c) => {
+    code = c;
+  }, io);
   try {
     await program.parseAsync(argv, { from: "user" });
     return code;

@@ -24,7 +24,7 @@ export { CASE_SLACK_MS };
 export const RUN_OVERHEAD_MS = 15_000;
 
 /**
- * The longest a run of these cases can take against this profile, in ms (the README states it):
+ * The longest a run of these cases can take against this profile, in ms (docs/reliability.md states it, "Worst case"):
  *   (sessions + MAX_SPLITS) × 2 × (startupTimeoutMs + KILL_GRACE_MS) + isolation cases × (startupTimeoutMs + KILL_GRACE_MS)
  *   + case runs × (startupTimeoutMs + caseTimeoutMs + CASE_SLACK_MS) + RUN_OVERHEAD_MS
  * where sessions are the session groups and the sessions apart from them (`apart`: chains of waiting cases). Every relay start is

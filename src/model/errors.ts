@@ -1,4 +1,4 @@
-/** Exit codes of the CLI contract (README "Exit codes"). */
+/** Exit codes of the CLI contract (docs/cli.md, "Exit codes"). */
 export const EXIT = { ok: 0, failed: 1, usage: 2, harness: 3 } as const;
 
 /**

@@ -3,7 +3,7 @@ import { CellSideSchema, EraSchema } from "./register.ts";
 import { PackageSchema } from "./target.ts";
 
 /**
- * results.json: the public contract users script against (see README "results.json").
+ * results.json: the public contract users script against (see docs/results.md).
  * Extend compatibly only.
  */
 

@@ -76,15 +76,16 @@ export const PACKAGE_LANGUAGES = ["typescript", "javascript", "python", "go", "r
  */
 export const PackageSchema = z
   .object({
-    registry: z.enum(PACKAGE_REGISTRIES),
-    name: z.string().min(1),
+    registry: z.enum(PACKAGE_REGISTRIES).describe("where it is published: npm, pypi, go, crates or maven"),
+    name: z.string().min(1).describe("its name there (Go: the command's module path; Maven: group:artifact)"),
     version: z
       .string()
       .regex(
         /^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.+-]+)?$/,
         "an exact version (1.2.3, v1.2.3, 1.2.3-rc.1), not a range",
-      ),
-    language: z.enum(PACKAGE_LANGUAGES),
+      )
+      .describe("the exact version the profile drives (never a range)"),
+    language: z.enum(PACKAGE_LANGUAGES).describe("what it is written in (the site filters relays by it)"),
   })
   .strict()
   .refine((p) => p.registry !== "maven" || /^[^:\s]+:[^:\s]+$/.test(p.name), {
@@ -112,23 +113,37 @@ export function packageUrl(p: Package): string {
 
 export const TargetProfileSchema = z
   .object({
-    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "a name usable as a folder name"),
-    description: z.string().optional(),
-    /** The published package this profile drives (the report and the site show and link it). */
+    // Every field's .describe() is its row in docs/profiles.md (npm run docs:gen writes the table).
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "a name usable as a folder name")
+      .describe("the target's name, usable as a folder name (reports go under it)"),
+    description: z
+      .string()
+      .optional()
+      .describe("a line about the target, shown by mcpx-conform list targets"),
     package: PackageSchema.optional().describe(
-      "the published package the profile drives: registry (npm, pypi, go, crates, maven), name, exact version, language",
+      "the published package the profile drives: registry (npm, pypi, go, crates, maven), name, exact version, language; the report and the site show and link it",
     ),
-    /** argv; items may hold {{upstream.command}}, {{upstream.url}}, {{port}}, {{tmp}}. */
-    command: z.array(z.string()).min(1),
+    command: z
+      .array(z.string())
+      .min(1)
+      .describe(
+        "the relay's argv (no shell; a relative program or script is relative to the profile's folder); items may hold {{upstream.command}}, {{upstream.url}}, {{upstream.origin}}, {{upstream.path}}, {{port}}, {{tmp}}",
+      ),
     downstream: z
       .object({
-        transport: TransportSchema,
-        url: z.string().optional(),
-        /**
-         * HTTP headers on every request to the relay (an auth token, an Origin), streamable-http and sse only.
-         * `${NAME}` in a value is the harness's environment variable NAME (a missing one is a profile error).
-         */
-        headers: z.record(z.string(), z.string()).optional(),
+        transport: TransportSchema.describe("how the answerer reaches the relay"),
+        url: z
+          .string()
+          .optional()
+          .describe(
+            "the relay's endpoint for streamable-http and sse (required for them), e.g. http://127.0.0.1:{{port}}/mcp",
+          ),
+        headers: z.record(z.string(), z.string()).optional().describe(
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: the profile's own ${NAME} syntax, not a JS template
+          "HTTP headers on every request to the relay (an auth token, an Origin; the SSE stream's GET included), streamable-http and sse only; ${NAME} in a value is the harness's environment variable NAME (an unset one is a profile error)",
+        ),
       })
       .strict()
       .refine((d) => d.transport === "stdio" || d.url !== undefined, {
@@ -138,52 +153,86 @@ export const TargetProfileSchema = z
       .refine((d) => d.transport !== "stdio" || d.headers === undefined, {
         message: "headers only for an HTTP downstream (streamable-http or sse); this one is stdio",
         path: ["headers"],
-      }),
-    upstream: z.object({ transport: TransportSchema }).strict(),
-    /**
-     * Who answers: `client`, the harness MCP client downstream; `review`, a person at the relay's review surface
-     * (`url`, e.g. http://127.0.0.1:{{port}}/v1), played by the harness, with the MCP client downstream as model;
-     * `broker`, the agent or person at the relay's broker, reached through declared calls (src/model/broker.ts).
-     */
+      })
+      .describe("the relay's downstream side, where the harness answerer connects"),
+    upstream: z
+      .object({ transport: TransportSchema.describe("how the relay reaches the harness upstream") })
+      .strict()
+      .describe("the relay's upstream side, the harness's scripted MCP server"),
     answerer: z
       .discriminatedUnion("kind", [
         z.object({ kind: z.literal("client") }).strict(),
         z.object({ kind: z.literal("review"), url: z.string().min(1) }).strict(),
         BrokerAnswererSchema,
       ])
-      .default({ kind: "client" }),
-    /**
-     * How the answerer calls the upstream's probe tool through a relay that does not expose it by name (a gateway
-     * with one tool of its own, e.g. a code-mode `execute`): the tool to call, and its arguments, whose string values
-     * are handlebars templates over `name` (the probe tool's name), `arguments` (its own arguments, `{{{json
-     * arguments}}}` as JSON) and `caseKey`. Default: the tool whose name ends with the probe's, with its own arguments.
-     */
+      .default({ kind: "client" })
+      .describe(
+        "who answers: client, the harness MCP client downstream; review, a person at the relay's review surface (url, e.g. http://127.0.0.1:{{port}}/v1), played by the harness, with the MCP client downstream as the model; broker, the agent or person at the relay's broker, reached through declared calls (src/model/broker.ts; see Broker answerers)",
+      ),
     probe: z
-      .object({ tool: z.string().min(1), arguments: z.record(z.string(), z.unknown()).default({}) })
+      .object({
+        tool: z.string().min(1).describe("the relay's own tool to call instead of the probe"),
+        arguments: z
+          .record(z.string(), z.unknown())
+          .default({})
+          .describe(
+            "its arguments; string values are handlebars templates over name (the probe tool's name), arguments (the probe's own arguments, {{{json arguments}}} as JSON) and caseKey",
+          ),
+      })
       .strict()
-      .optional(),
-    eras: z.array(EraSchema).min(1).optional(),
-    /** Extra environment for the relay, on top of the allowlisted variables (src/harness/env.ts). */
-    env: z.record(z.string(), z.string()).default({}),
-    /**
-     * Files written before the relay starts (0600), for a relay configured by a file rather than its argv: each key
-     * a path under `{{tmp}}` (e.g. `{{tmp}}/mcp.json`), each value the file's content; both take the placeholders
-     * `command` takes, so a config file can name `{{upstream.command}}` or `{{upstream.url}}` without a shell.
-     */
+      .optional()
+      .describe(
+        "how the answerer calls the upstream's probe tool through a relay that does not expose it by name (a gateway with one tool of its own, e.g. a code-mode execute); default: the listed tool whose name ends with conformance_probe, with its own arguments",
+      ),
+    eras: z
+      .array(EraSchema)
+      .min(1)
+      .optional()
+      .describe("the eras to run (default: every era); run --era overrides it, and says so"),
+    env: z
+      .record(z.string(), z.string())
+      .default({})
+      .describe(
+        "extra environment for the relay, on top of the allowlisted variables (src/harness/env.ts); its values are redacted from output",
+      ),
     files: z
       .record(z.string(), z.string())
       .default({})
       .describe(
-        "files written (0600) into the run's temporary folder before the relay starts: path under {{tmp}} → content, both with the command's placeholders",
+        "files written (0600) into the run's temporary folder before the relay starts, for a relay configured by a file: path under {{tmp}} → content, both with the command's placeholders",
       ),
-    /** true: the relay inherits the harness's whole environment instead of the allowlist (secrets included). */
-    inheritEnv: z.boolean().default(false),
-    cwd: z.string().optional(),
-    startupTimeoutMs: z.number().int().positive().default(15_000),
-    /** How long the relay waits for an answer before it reports expiry (the harness waits a bit longer). */
-    answerTimeoutMs: z.number().int().positive().default(2_000),
-    /** Upper bound for one case once the relay is up. */
-    caseTimeoutMs: z.number().int().positive().default(10_000),
+    inheritEnv: z
+      .boolean()
+      .default(false)
+      .describe(
+        "true: the relay inherits the harness's whole environment instead of the allowlist (secrets included)",
+      ),
+    cwd: z
+      .string()
+      .optional()
+      .describe(
+        "the folder the relay starts in, relative to the profile's folder (default: the profile's folder)",
+      ),
+    startupTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .default(15_000)
+      .describe("bound on the relay's whole start: spawn, listening, initialize, tools/list"),
+    answerTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .default(2_000)
+      .describe(
+        "how long the relay waits for an answer before it reports expiry (the harness waits a bit longer)",
+      ),
+    caseTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .default(10_000)
+      .describe("upper bound for one case once the relay is up"),
   })
   .strict()
   .superRefine((profile, ctx) => {

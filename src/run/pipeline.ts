@@ -201,7 +201,7 @@ export async function runPipeline(config: RunConfig, hooks: RunHooks = {}): Prom
   // The default folder is the run's own: an earlier run's transcripts must not sit beside this one's.
   if (config.out === undefined) rmSync(join(outDir, "evidence"), { recursive: true, force: true });
   for (const note of config.notes ?? []) log(note);
-  // What helps a reader: how much work and against what. No time figure: the worst case (worstCaseMs, the README's
+  // What helps a reader: how much work and against what. No time figure: the worst case (worstCaseMs, docs/reliability.md's
   // bound) is hours for a run that takes seconds, and a relay's start-up cost is unknown until it has started.
   const slice = shard ? `, shard ${shard.index}/${shard.count}` : "";
   const sessions = new Set(plan.work.map((w) => sessionGroup(w))).size;

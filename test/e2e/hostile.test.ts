@@ -116,7 +116,7 @@ async function hostileRun(
   };
 }
 
-/** The worst case the README states for this profile and these rows. */
+/** The worst case docs/reliability.md states for this profile and these rows. */
 function bound(name: string, rows = ROWS): number {
   const profile = loadTarget(join(ROOT, "targets/hostile", `${name}.yaml`));
   const register = loadRegister();

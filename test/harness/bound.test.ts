@@ -12,9 +12,9 @@ import { loadCases, loadRegister, loadTarget } from "../../src/model/load.ts";
 import { planRun } from "../../src/run/plan.ts";
 import { ROOT } from "../helpers/cli.ts";
 
-describe("the worst-case run time the README states", () => {
+describe("the worst-case run time docs/reliability.md states", () => {
   it("is 2·(G + 6)·(S + K) + I·(S + K) + N·(S + C + 3 s) + 15 s", () => {
-    // The README's figures: a change to a constant must change the README too.
+    // docs/reliability.md's figures: a change to a constant must change that page too.
     expect(KILL_GRACE_MS).toBe(1_500);
     expect(CASE_SLACK_MS).toBe(3_000);
     expect(RUN_OVERHEAD_MS).toBe(15_000);

@@ -83,8 +83,15 @@ describe("the npm package (SLOW: packs, installs and runs the tarball)", () => {
       "targets/reference-review.yaml",
       "cases/sampling-relay-roundtrip/text-roundtrip.yaml",
       "action.yml",
+      "docs/ci.md",
     ])
       expect(paths, needed).toContain(needed);
+    // Every page of docs/ the README links: a package user reads them beside it (the screenshot is left out).
+    const linked = [
+      ...readFileSync(join(ROOT, "README.md"), "utf8").matchAll(/\]\((docs\/[^)#]+\.md)[)#]/g),
+    ].map((m) => m[1]!);
+    expect(linked.length).toBeGreaterThan(8);
+    for (const page of linked) expect(paths, `README links ${page}`).toContain(page);
     expect(paths.filter((p) => /^(test|bench|scripts|reports|coverage)\//.test(p))).toEqual([]);
     expect(paths.filter((p) => p.startsWith("matrix/targets/") || p.includes("/evidence/"))).toEqual([]);
     expect(
@@ -93,8 +100,8 @@ describe("the npm package (SLOW: packs, installs and runs the tarball)", () => {
     expect(paths.filter((p) => /^src\/.*\.ts$/.test(p) || p.endsWith(".map"))).toEqual([]);
     // 1,323 files and 12 MB unpacked before `files` (tests and matrix/targets evidence included).
     expect(packed.entryCount).toBeLessThan(400);
-    // About 2.7 MB: the self-contained relay bundle carries its dependencies (the SDK, zod, ajv, re2js), and the
-    // official schemas of five MCP revisions, vendored verbatim, are 0.64 MB.
+    // About 3.0 MB: the self-contained relay bundle carries its dependencies (the SDK, zod, ajv, re2js), the
+    // official schemas of five MCP revisions, vendored verbatim, are 0.64 MB, and the docs/ pages 0.15 MB.
     expect(packed.unpackedSize).toBeLessThan(3_200_000);
   });
 
