@@ -1,5 +1,5 @@
 import type { LoadedCase } from "../model/load.ts";
-import type { TargetProfile } from "../model/target.ts";
+import { caseTimeoutMsFor, type TargetProfile } from "../model/target.ts";
 import type { Era } from "../protocol/eras.ts";
 import { sessionGroup } from "./case-instance.ts";
 import { sessionKey } from "./scheduler.ts";
@@ -27,6 +27,7 @@ export const RUN_OVERHEAD_MS = 15_000;
  * The longest a run of these cases can take against this profile, in ms (docs/reliability.md states it, "Worst case"):
  *   (sessions + MAX_SPLITS) × 2 × (startupTimeoutMs + KILL_GRACE_MS) + isolation cases × (startupTimeoutMs + KILL_GRACE_MS)
  *   + case runs × (startupTimeoutMs + caseTimeoutMs + CASE_SLACK_MS) + RUN_OVERHEAD_MS
+ * (an expiry case's caseTimeoutMs long enough for the relay's declared deadline: caseTimeoutMsFor)
  * where sessions are the session groups and the sessions apart from them (`apart`: chains of waiting cases). Every relay start is
  * bounded by startupTimeoutMs, every stop by the kill grace, every case by caseTimeoutMs plus slack (plus
  * startupTimeoutMs for the one case of a session that waits for the relay to launch the upstream), and a session is
@@ -34,7 +35,7 @@ export const RUN_OVERHEAD_MS = 15_000;
  * whose round trip fails costs its round trip only.
  */
 export function worstCaseMs(
-  profile: Pick<TargetProfile, "startupTimeoutMs" | "caseTimeoutMs">,
+  profile: Pick<TargetProfile, "startupTimeoutMs" | "caseTimeoutMs" | "answerTimeoutMs">,
   work: Array<{ kase: LoadedCase; era: Era }>,
   apart: (item: { kase: LoadedCase; era: Era }) => string | undefined = () => undefined,
 ): number {
@@ -42,11 +43,12 @@ export function worstCaseMs(
   const shared = work.filter((w) => w.kase.sessions !== 2);
   const sessions = new Set(shared.map((w) => sessionKey(sessionGroup(w), apart(w)))).size;
   const start = profile.startupTimeoutMs + KILL_GRACE_MS;
-  const perCase = profile.startupTimeoutMs + profile.caseTimeoutMs + CASE_SLACK_MS;
+  const perCase = (w: { kase: LoadedCase }) =>
+    profile.startupTimeoutMs + caseTimeoutMsFor(profile, w.kase.answer) + CASE_SLACK_MS;
   return (
     (sessions + MAX_SPLITS) * MAX_STARTS_PER_GROUP * start +
     isolation * start +
-    work.length * perCase +
+    work.reduce((sum, w) => sum + perCase(w), 0) +
     RUN_OVERHEAD_MS
   );
 }

@@ -1,5 +1,5 @@
 import { caseKey } from "../model/case-key.ts";
-import type { TargetProfile } from "../model/target.ts";
+import { caseTimeoutMsFor, type TargetProfile } from "../model/target.ts";
 import type { CaseInstance } from "./case-instance.ts";
 import { type GroupSession, NOT_RETRIED, type Shared } from "./group-session.ts";
 import type { HarnessPlan } from "./harness-plan.ts";
@@ -83,7 +83,7 @@ export async function runInSession(
     : { settling: recorded, sessionFree: first === "session", sessionFreed };
 }
 /**
- * One case with a hard bound: caseTimeoutMs + CASE_SLACK_MS (+ startupTimeoutMs while the relay has not yet launched
+ * One case with a hard bound: its caseTimeoutMs (caseTimeoutMsFor: longer for an expiry case) + CASE_SLACK_MS (+ startupTimeoutMs while the relay has not yet launched
  * the upstream). A case that exceeds it, or during which the relay sent nothing at either end, means the relay
  * stopped answering: the session is given up (the next case reopens it, once per group).
  */
@@ -95,7 +95,9 @@ async function runBounded(
   hooks?: CaseHooks,
 ): Promise<CaseRunOutput> {
   const bound =
-    (session.upstreamReady ? 0 : profile.startupTimeoutMs) + profile.caseTimeoutMs + CASE_SLACK_MS;
+    (session.upstreamReady ? 0 : profile.startupTimeoutMs) +
+    caseTimeoutMsFor(profile, input.answer) +
+    CASE_SLACK_MS;
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const mark = session.recorder.mark();

@@ -1,6 +1,6 @@
 import type { Answer, Review } from "../model/case.ts";
 import type { Frame, Observation, UpstreamOutcome } from "../model/evidence.ts";
-import type { TargetProfile } from "../model/target.ts";
+import { caseTimeoutMsFor, type TargetProfile } from "../model/target.ts";
 import { type Era, isModernEra } from "../protocol/eras.ts";
 import { ClientAnswerer } from "./answerer.ts";
 import { Broker } from "./broker.ts";
@@ -414,7 +414,9 @@ export class RelaySession {
     const stderrMark = this.relay.stderrMark;
     this.answerer.onWait = hooks.laneFree;
     const overlapping = [...this.settling.entries()];
-    const waitMs = upstreamWaitMs(profile.caseTimeoutMs);
+    // An expiry case waits for the relay's own declared deadline, however long (caseTimeoutMsFor).
+    const caseTimeoutMs = caseTimeoutMsFor(profile, input.answer);
+    const waitMs = upstreamWaitMs(caseTimeoutMs);
     this.answerer.script(input.answer, input.answerFor);
     this.reviewer?.script(input.review, input.answer, input.answerFor, input.canary);
     let upstream: HarnessUpstream | undefined;
@@ -435,7 +437,7 @@ export class RelaySession {
       const raced = callProbeAndRace(
         this.answerer,
         input.caseKey,
-        profile.caseTimeoutMs + PROBE_CALL_SLACK_MS,
+        caseTimeoutMs + PROBE_CALL_SLACK_MS,
         outcomeP,
       );
       const callP = raced.call;

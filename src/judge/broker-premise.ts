@@ -1,5 +1,6 @@
 import type { CaseRun } from "../model/case-run.ts";
 import { type Era, featuresOf } from "../protocol/eras.ts";
+import { hasPointer } from "./json-diff.ts";
 
 /**
  * When the answerer is the relay's broker (answerer.kind: broker), the question goes to the broker, not to the
@@ -62,4 +63,19 @@ export function brokerPremise(
       : `n/a: the answerer is the relay's broker, and the relay declared no ${cap} upstream for it, so ${UNDECLARED[facet]}; the case is about an answerer that declared ${cap}`;
   }
   return undefined;
+}
+
+/**
+ * A case that needs the relay to have declared a capability upstream (`requiresDeclared`, e.g. /sampling/tools for a
+ * tool-enabled request) does not apply to a relay that declared it not: the upstream may not send it such a request
+ * (2025-11-25 sampling: "Servers MUST NOT send tool-enabled sampling requests to Clients that have not declared
+ * support for tool use"), so what the relay does with one says nothing about the case's rule. Undefined when the
+ * premise holds or the harness saw no declaration.
+ */
+export function declaredPremise(run: Pick<CaseRun, "kase" | "observation">): string | undefined {
+  const declared = run.observation.declared;
+  if (!isObject(declared)) return undefined;
+  const missing = (run.kase.requiresDeclared ?? []).filter((p) => !hasPointer(declared, p));
+  if (missing.length === 0) return undefined;
+  return `n/a: the relay declared no ${missing.join(", ")} to the upstream (capabilities ${JSON.stringify(declared)}), so this request is not one the upstream may send it, and what the relay does with it says nothing about this case's rule`;
 }

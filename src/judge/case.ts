@@ -4,6 +4,7 @@ import type { CheckId } from "../model/checks.ts";
 import type { Check, Frame, Observation, UpstreamOutcome } from "../model/evidence.ts";
 import type { Severity } from "../model/register.ts";
 import type { CaseStatus } from "../model/results.ts";
+import { expirySlackMs } from "../model/target.ts";
 import { type Era, isModernEra } from "../protocol/eras.ts";
 import { refusalVerdict, validateRequest, validateResult } from "../validator/index.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
@@ -64,14 +65,8 @@ export interface JudgeInput {
   sequence?: SequenceInput;
 }
 
-/**
- * How much later than its declared deadline a relay may report expiry: scheduling on a loaded two-core CI
- * machine, the relay's own start of the clock after validation, and the hop back. A relay at twice its
- * declared deadline is far outside it.
- */
-export function expirySlackMs(answerTimeoutMs: number): number {
-  return Math.max(1000, Math.round(answerTimeoutMs / 2));
-}
+/** How much later than its declared deadline a relay may report expiry (defined with the profile's deadlines). */
+export { expirySlackMs };
 
 /** A check the judge records: its id is one of the catalogue's (src/model/checks.ts). */
 export type JudgeCheck = Check & { id: CheckId };
@@ -698,6 +693,18 @@ function reliedChecks(input: JudgeInput, computed: JudgeCheck[]): JudgeCheck[] {
   ];
 }
 
+/**
+ * A round trip that failed against a relay that declared no `sampling` capability to the upstream (legacy eras, at
+ * initialize): that comes first in its reason, as it is why nothing was relayed — the relay does not carry sampling in
+ * this mode. Only the reason: a relay that relays anyway is judged on what it did.
+ */
+function undeclaredSampling(input: JudgeInput): string {
+  const declared = input.observation.declared;
+  if (input.cell?.row !== ROUNDTRIP_ROW || isModernEra(input.era) || declared === undefined) return "";
+  if (hasPointer(declared, "/sampling")) return "";
+  return `the relay declared no sampling capability to the upstream (capabilities ${clip(JSON.stringify(declared))}), so it does not carry sampling in this mode: `;
+}
+
 const mustFailures = (checks: Check[]) => checks.filter((c) => !c.ok && levelOf(c) === "must").length;
 const advisoryFailures = (checks: Check[]) => checks.filter((c) => !c.ok && levelOf(c) === "advisory").length;
 
@@ -744,7 +751,7 @@ export function judgeCase(input: JudgeInput): CaseVerdict {
   );
   const wrong = failing.map((c) => c.detail);
   const expected = applicable.map(describeExpectation).join(", or ");
-  const reason = `${wrong.join("; ")} — expected ${expected}`;
+  const reason = `${undeclaredSampling(input)}${wrong.join("; ")} — expected ${expected}`;
   const status: CaseStatus = chosen.must > 0 && input.severity === "failure" ? "fail" : "warn";
   return {
     status,
@@ -755,11 +762,13 @@ export function judgeCase(input: JudgeInput): CaseVerdict {
 
 /**
  * A relay that never relays sampling must not be credited with refusing bad requests or honouring denials:
- * every case of an era counts only when that era's round-trip prerequisite passed.
+ * every case of an era counts only when that era's round-trip prerequisite passed. Without it the case earns no
+ * credit, at its row's own severity (`failure`: fail; `warning`, a SHOULD row: warn), never a pass.
  */
 export function applyPrerequisite(
   verdict: CaseVerdict,
   prerequisite: { met: boolean; what: string; harness?: boolean },
+  severity: Severity = "failure",
 ): CaseVerdict {
   if (prerequisite.met || verdict.status === "error") return verdict;
   if (prerequisite.harness) {
@@ -769,9 +778,10 @@ export function applyPrerequisite(
       checks: [...verdict.checks, { id: "prerequisite", ok: false, detail: prerequisite.what }],
     };
   }
+  const status: CaseStatus = severity === "failure" ? "fail" : "warn";
   if (verdict.status === "fail") return verdict;
   return {
-    status: "fail",
+    status,
     reason: `Prerequisite not met: ${prerequisite.what}, so this case proves nothing (it would otherwise have been ${verdict.status})`,
     checks: [...verdict.checks, { id: "prerequisite", ok: false, detail: prerequisite.what }],
   };

@@ -2,11 +2,17 @@ import { ROUNDTRIP_ROW } from "../model/case-key.ts";
 import type { CaseRun } from "../model/case-run.ts";
 import { type CheckId, CREDITED_CHECKS } from "../model/checks.ts";
 import type { Check, Evidence } from "../model/evidence.ts";
-import { type CellSide, type Register, type RegisterRow, rowSeverity } from "../model/register.ts";
+import {
+  type CellSide,
+  type Register,
+  type RegisterRow,
+  rowSeverity,
+  type Severity,
+} from "../model/register.ts";
 import { type Era, isModernEra } from "../protocol/eras.ts";
 import type { SamplingCapabilities } from "../validator/types.ts";
 import { rowForRule } from "./attribution.ts";
-import { brokerPremise } from "./broker-premise.ts";
+import { brokerPremise, declaredPremise } from "./broker-premise.ts";
 import { applyPrerequisite, type CaseVerdict, judgeCase } from "./case.ts";
 import { caseSide } from "./cells.ts";
 import { COVERAGE_ROW, type Coverage, violationCoverage } from "./coverage.ts";
@@ -135,7 +141,7 @@ export function judgeOne(rows: RowIndex, run: CaseRun, target: JudgeTarget = {})
   const harnessError = run.harnessError ?? olderEraThanCell(run);
   if (harnessError) return { run, row, verdict: harnessVerdict(harnessError, run.relayLog), attributed: [] };
   // A broker is asked instead of the downstream client: the case's premise is what the relay declared for it.
-  const premise = target.answerer === "broker" ? brokerPremise(run) : undefined;
+  const premise = (target.answerer === "broker" ? brokerPremise(run) : undefined) ?? declaredPremise(run);
   if (premise)
     return { run, row, verdict: { status: "skip", reason: premise, checks: [], na: true }, attributed: [] };
   const hasCell = (id: string) => rows.get(id)?.eras.includes(run.era) ?? false;
@@ -302,8 +308,14 @@ export function roundTripVerdictsFailed(roundtrips: RoundTripVerdict[], era: Era
   return pre.met ? undefined : pre.what;
 }
 
-/** A case not run because its era's round trip failed: that failure (or harness error) is its verdict. */
-function notRunVerdict(pre: EraPrerequisite, why: string): CaseVerdict {
+/** The severity a case is judged at: its own, else its row's (SHOULD rows: warning). */
+const caseSeverity = (j: JudgedRun) => j.run.kase.severity ?? rowSeverity(j.row);
+
+/**
+ * A case not run because its era's round trip failed: that failure (or harness error) is its verdict, at the case's
+ * own severity (a SHOULD row warns: the relay broke no MUST of this row by not relaying).
+ */
+function notRunVerdict(pre: EraPrerequisite, why: string, severity: Severity): CaseVerdict {
   const check = { id: "prerequisite", ok: false, detail: pre.what || why };
   if (pre.na) return naPrerequisiteVerdict(pre, [check]);
   return pre.harness
@@ -313,7 +325,7 @@ function notRunVerdict(pre: EraPrerequisite, why: string): CaseVerdict {
         checks: [check],
       }
     : {
-        status: "fail",
+        status: severity === "failure" ? "fail" : "warn",
         reason: `Prerequisite not met: ${pre.what || why}, so this case was not run (it could earn no credit)`,
         checks: [check],
       };
@@ -339,15 +351,15 @@ function naPrerequisiteVerdict(pre: EraPrerequisite, checks: Check[]): CaseVerdi
 export function withEraPrerequisite(j: JudgedRun, pre: EraPrerequisite): JudgedRun {
   // Whether a case applies to this target does not depend on the round trip.
   if (j.row.id === ROUNDTRIP_ROW || j.run.notApplicable || j.verdict.na) return j;
-  if (pre.met && !j.run.notRun) return { ...j, verdict: applyPrerequisite(j.verdict, pre) };
+  if (pre.met && !j.run.notRun) return j;
   const { credited: _credited, ...uncredited } = j;
   const none = { ...uncredited, attributed: [] };
-  if (j.run.notRun) return { ...none, verdict: notRunVerdict(pre, j.run.notRun) };
+  if (j.run.notRun) return { ...none, verdict: notRunVerdict(pre, j.run.notRun, caseSeverity(j)) };
   if (pre.na && j.verdict.status !== "error") {
     const check = { id: "prerequisite", ok: false, detail: pre.what };
     return { ...none, verdict: naPrerequisiteVerdict(pre, [...j.verdict.checks, check]) };
   }
-  return { ...none, verdict: applyPrerequisite(j.verdict, pre) };
+  return { ...none, verdict: applyPrerequisite(j.verdict, pre, caseSeverity(j)) };
 }
 
 /** Judges every run, then withholds credit from every era whose round-trip prerequisite did not pass. */

@@ -211,6 +211,15 @@ export const CaseSchema = z
     /** Client capabilities the answerer declares; default {sampling:{}} plus tools when the request has tools. */
     capabilities: JsonObject.optional(),
     request: JsonObject,
+    /**
+     * What the relay must have declared to the upstream (JSON pointers into the client capabilities it declared, e.g.
+     * /sampling/tools) for this case to apply: a request that uses a capability the relay did not declare is not the
+     * upstream's to send, so against such a relay a case whose rule is about something else is n/a with that reason.
+     */
+    requiresDeclared: z
+      .array(z.string().regex(/^(\/[^/]*)+$/, "a JSON pointer such as /sampling/tools"))
+      .min(1)
+      .optional(),
     answer: AnswerSchema,
     /** A reviewer's decisions; a case with `review` runs only against targets with a review surface. */
     review: ReviewSchema.optional(),

@@ -267,3 +267,30 @@ export const TargetProfileSchema = z
       }
   });
 export type TargetProfile = z.infer<typeof TargetProfileSchema>;
+
+/**
+ * How much later than its declared deadline a relay may report expiry: scheduling on a loaded two-core CI
+ * machine, the relay's own start of the clock after validation, and the hop back. A relay at twice its
+ * declared deadline is far outside it.
+ */
+export function expirySlackMs(answerTimeoutMs: number): number {
+  return Math.max(1000, Math.round(answerTimeoutMs / 2));
+}
+
+/** On top of the declared deadline and its slack, the time an expiry case keeps for the report to come back. */
+export const EXPIRY_CASE_MARGIN_MS = 1000;
+
+/**
+ * The time one case gets against this profile: caseTimeoutMs, except for a case whose answerer never answers (the
+ * relay's own deadline must fire), which waits for the relay's declared deadline (answerTimeoutMs) plus the slack the
+ * verdict allows, however long that deadline is: a relay whose deadline is the SDK's 60 s is heard at 60 s, not given
+ * up on at caseTimeoutMs. Only those cases wait longer; the rest of the run keeps caseTimeoutMs.
+ */
+export function caseTimeoutMsFor(
+  profile: Pick<TargetProfile, "caseTimeoutMs" | "answerTimeoutMs">,
+  answer: { action: string },
+): number {
+  if (answer.action !== "expire") return profile.caseTimeoutMs;
+  const expiry = profile.answerTimeoutMs + expirySlackMs(profile.answerTimeoutMs) + EXPIRY_CASE_MARGIN_MS;
+  return Math.max(profile.caseTimeoutMs, expiry);
+}

@@ -75,13 +75,26 @@ export function unavoidableWaitMs(item: WorkItem, profile: Pick<TargetProfile, "
  */
 export function waitChains(
   work: WorkItem[],
-  profile: Pick<TargetProfile, "answerTimeoutMs">,
+  profile: Pick<TargetProfile, "answerTimeoutMs"> & Partial<Pick<TargetProfile, "caseTimeoutMs">>,
   lanes: number,
 ): (item: WorkItem) => string | undefined {
   let total = 0;
   const groups = new Map<string, { rest: number; waiting: Array<{ key: string; cost: number }> }>();
+  const chainOf = new Map<string, string>();
+  let alone = 0;
   for (const item of work) {
     const cost = expectedCostMs(item, profile);
+    // A wait longer than the profile's case timeout is the relay's own long deadline (an SDK's 60 s): such a wait
+    // holds no lane, and chained, two of them would make the run twice as long as either. Each gets a session alone.
+    if (
+      item.kase.sessions !== 2 &&
+      !isModernEra(item.era) &&
+      profile.caseTimeoutMs !== undefined &&
+      unavoidableWaitMs(item, profile) > profile.caseTimeoutMs
+    ) {
+      chainOf.set(itemKey(item), `waits alone ${alone++}`);
+      continue;
+    }
     total += cost;
     if (item.kase.sessions === 2) continue;
     const key = sessionGroup(item);
@@ -90,7 +103,6 @@ export function waitChains(
     if (isModernEra(item.era) || unavoidableWaitMs(item, profile) === 0) group.rest += cost;
     else group.waiting.push({ key: itemKey(item), cost });
   }
-  const chainOf = new Map<string, string>();
   for (const { rest, waiting } of groups.values()) {
     waiting.sort((a, b) => b.cost - a.cost || cmp(a.key, b.key));
     const cap = Math.max(total / Math.max(1, lanes), rest, waiting[0]?.cost ?? 0);

@@ -23,7 +23,13 @@ class FakeSession implements UnitSession {
 }
 
 const item = (id: string, era: Era = "2025-11-25", extra: Partial<LoadedCase> = {}): WorkItem => ({
-  kase: { row: "row", id, request: {}, ...extra } as unknown as LoadedCase,
+  kase: {
+    row: "row",
+    id,
+    request: {},
+    answer: { action: "accept", result: {} },
+    ...extra,
+  } as unknown as LoadedCase,
   era,
 });
 
@@ -335,7 +341,7 @@ describe("a whole run on a fake clock", () => {
 
 describe("the worst-case bound", () => {
   it("counts every session start twice, each split, each isolation relay and every case at its bound", () => {
-    const profile = { startupTimeoutMs: 2_000, caseTimeoutMs: 5_000 };
+    const profile = { startupTimeoutMs: 2_000, caseTimeoutMs: 5_000, answerTimeoutMs: 1_500 };
     const work = [
       item("a-1"),
       item("a-2"),

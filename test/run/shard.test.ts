@@ -121,7 +121,11 @@ describe("chains of waiting cases (waitChains)", () => {
   const expires = (id: string, era: Era = L) => item("row-w", id, era, { answer: { action: "expire" } });
   const quick = (n: number, era: Era = L) =>
     Array.from({ length: n }, (_, i) => item("row-q", `quick-${String(i).padStart(3, "0")}`, era));
-  const chainsOf = (w: WorkItem[], lanes: number, p = profile) => {
+  const chainsOf = (
+    w: WorkItem[],
+    lanes: number,
+    p: { answerTimeoutMs: number; caseTimeoutMs?: number } = profile,
+  ) => {
     const apart = waitChains(w, p, lanes);
     return w.map((x) => apart(x));
   };
@@ -151,6 +155,28 @@ describe("chains of waiting cases (waitChains)", () => {
     const long = { answerTimeoutMs: 60_000 };
     const w = [...quick(10), expires("a"), expires("b"), expires("c")];
     expect(chainsOf(w, 2, long).slice(10)).toEqual(["waits 0", "waits 1", "waits 2"]);
+  });
+
+  it("gives a wait longer than the profile's case timeout (the relay's own long deadline) a session alone", () => {
+    // civic: the SDK's 60 s deadline, a 2 s case timeout. Chained per era, two such waits made the run 2 min long.
+    const civic = { answerTimeoutMs: 60_000, caseTimeoutMs: 2_000 };
+    const w = [
+      ...quick(10),
+      expires("a"),
+      expires("b"),
+      expires("c", "2025-11-25"),
+      expires("d", "2025-11-25"),
+    ];
+    const chains = chainsOf(w, 2, civic).slice(10);
+    expect(new Set(chains).size).toBe(4);
+    expect(chains.every((c) => c?.startsWith("waits alone "))).toBe(true);
+    // Waits within the case timeout keep their chains.
+    expect(chainsOf(w, 2, { answerTimeoutMs: 1500, caseTimeoutMs: 6000 }).slice(10)).toEqual([
+      "waits 0",
+      "waits 0",
+      "waits 0",
+      "waits 0",
+    ]);
   });
 
   it("chains per group, never a 2026-07-28 case, never a two-session case", () => {
