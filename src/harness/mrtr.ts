@@ -15,7 +15,7 @@ import {
 import { JsonRpcPeer, type JsonRpcResponse, type LineChannel } from "./jsonrpc-peer.ts";
 import { findProbeTool, type ProbeTemplate, probeCall } from "./probe-call.ts";
 import { PROBE_TOOL } from "./upstream.ts";
-import { DISCOVER_TIMEOUT_MS } from "./waits.ts";
+import { DISCOVER_TIMEOUT_MS, HELD_REQUEST_MS } from "./waits.ts";
 
 /**
  * Protocol era 2026-07-28 at both ends of the relay (multi-round-trip requests, MRTR): there is no initialize and
@@ -451,27 +451,56 @@ export class ModernAnswerer implements HarnessAnswerer {
    */
   async connect(timeoutMs: number): Promise<void> {
     let discover = "no answer to server/discover";
-    try {
-      this.discovered = await this.peer.request(
-        "server/discover",
-        { _meta: this.meta() },
-        Math.min(timeoutMs, DISCOVER_TIMEOUT_MS),
-      );
-      const versions = (this.discovered.result as any)?.supportedVersions;
+    const noted = (response: JsonRpcResponse) => {
+      this.discovered = response;
+      const versions = (response.result as any)?.supportedVersions;
       if (Array.isArray(versions) && versions.includes(MRTR_ERA)) this.negotiated = MRTR_ERA;
-      discover = this.refusalOf("server/discover", this.discovered) ?? discover;
+      discover = this.refusalOf("server/discover", response) ?? discover;
+      return response;
+    };
+    // An answer later than DISCOVER_TIMEOUT_MS (a relay still starting) still counts: the request stays open.
+    const discovering = this.peer.request("server/discover", { _meta: this.meta() }, timeoutMs).then(noted);
+    discovering.catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        discovering,
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, Math.min(timeoutMs, DISCOVER_TIMEOUT_MS));
+        }),
+      ]);
     } catch (error) {
-      // No answer in time: tools/list says whether the relay serves this era.
       if (this.peer.closed !== undefined) {
         const refused = this.refusalOf("server/discover");
         if (refused) throw new ClientEraRefused(MRTR_ERA, refused);
         throw error;
       }
+    } finally {
+      clearTimeout(timer);
     }
+    // server/discover refused with an error: a legacy server, which may hold every request until an initialize this
+    // client never sends (lifecycle, "Initialization"); silence on tools/list for HELD_REQUEST_MS after that refusal
+    // is the relay not serving this era, not a relay that hangs.
+    const listing = this.peer.request("tools/list", { _meta: this.meta() }, timeoutMs);
+    listing.catch(() => undefined);
+    const held = discovering.then(
+      (response) =>
+        response.error !== undefined && this.negotiated !== MRTR_ERA
+          ? new Promise<"held">((resolve) => setTimeout(() => resolve("held"), HELD_REQUEST_MS).unref())
+          : new Promise<never>(() => undefined),
+      () => new Promise<never>(() => undefined),
+    );
     let list: JsonRpcResponse;
     try {
-      list = await this.peer.request("tools/list", { _meta: this.meta() }, timeoutMs);
+      const first = await Promise.race([listing, held]);
+      if (first === "held")
+        throw new ClientEraRefused(
+          MRTR_ERA,
+          `${discover}; tools/list not answered within ${HELD_REQUEST_MS} ms of that (a server holds requests until initialize)`,
+        );
+      list = first;
     } catch (error) {
+      if (error instanceof ClientEraRefused) throw error;
       const refused = this.refusalOf("tools/list");
       if (refused && this.negotiated !== MRTR_ERA)
         throw new ClientEraRefused(MRTR_ERA, `${discover}; ${refused}`);
