@@ -444,22 +444,23 @@ export class ModernAnswerer implements HarnessAnswerer {
       this.negotiated = MRTR_ERA;
   }
 
+  /** How server/discover went, for a refusal's reason. */
+  private discoverNote = "no answer to server/discover";
+
   /**
-   * server/discover (optional: a relay that does not answer it is not refused for that), then tools/list. A relay
-   * that refuses both (a JSON-RPC error, or an HTTP 4xx) and never said it speaks 2026-07-28 does not serve clients
-   * of this era at all: ClientEraRefused, so that only the cases that need such a client are affected.
+   * server/discover, waited for DISCOVER_TIMEOUT_MS; an answer later than that (a relay still starting) still counts:
+   * the request stays open and the returned `discovering` settles with it.
    */
-  async connect(timeoutMs: number): Promise<void> {
-    let discover = "no answer to server/discover";
-    const noted = (response: JsonRpcResponse) => {
-      this.discovered = response;
-      const versions = (response.result as any)?.supportedVersions;
-      if (Array.isArray(versions) && versions.includes(MRTR_ERA)) this.negotiated = MRTR_ERA;
-      discover = this.refusalOf("server/discover", response) ?? discover;
-      return response;
-    };
-    // An answer later than DISCOVER_TIMEOUT_MS (a relay still starting) still counts: the request stays open.
-    const discovering = this.peer.request("server/discover", { _meta: this.meta() }, timeoutMs).then(noted);
+  private async discover(timeoutMs: number): Promise<{ discovering: Promise<JsonRpcResponse> }> {
+    const discovering = this.peer
+      .request("server/discover", { _meta: this.meta() }, timeoutMs)
+      .then((response) => {
+        this.discovered = response;
+        const versions = (response.result as any)?.supportedVersions;
+        if (Array.isArray(versions) && versions.includes(MRTR_ERA)) this.negotiated = MRTR_ERA;
+        this.discoverNote = this.refusalOf("server/discover", response) ?? this.discoverNote;
+        return response;
+      });
     discovering.catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -478,37 +479,55 @@ export class ModernAnswerer implements HarnessAnswerer {
     } finally {
       clearTimeout(timer);
     }
-    // server/discover refused with an error: a legacy server, which may hold every request until an initialize this
-    // client never sends (lifecycle, "Initialization"); silence on tools/list for HELD_REQUEST_MS after that refusal
-    // is the relay not serving this era, not a relay that hangs.
+    return { discovering };
+  }
+
+  /**
+   * tools/list. server/discover refused with an error is a legacy server, which may hold every request until an
+   * initialize this client never sends (lifecycle, "Initialization"): silence on tools/list for HELD_REQUEST_MS after
+   * that refusal is the relay not serving this era, not a relay that hangs.
+   */
+  private async listTools(
+    discovering: Promise<JsonRpcResponse>,
+    timeoutMs: number,
+  ): Promise<JsonRpcResponse> {
     const listing = this.peer.request("tools/list", { _meta: this.meta() }, timeoutMs);
     listing.catch(() => undefined);
+    const never = () => new Promise<never>(() => undefined);
     const held = discovering.then(
       (response) =>
         response.error !== undefined && this.negotiated !== MRTR_ERA
           ? new Promise<"held">((resolve) => setTimeout(() => resolve("held"), HELD_REQUEST_MS).unref())
-          : new Promise<never>(() => undefined),
-      () => new Promise<never>(() => undefined),
+          : never(),
+      never,
     );
-    let list: JsonRpcResponse;
     try {
       const first = await Promise.race([listing, held]);
-      if (first === "held")
-        throw new ClientEraRefused(
-          MRTR_ERA,
-          `${discover}; tools/list not answered within ${HELD_REQUEST_MS} ms of that (a server holds requests until initialize)`,
-        );
-      list = first;
+      if (first !== "held") return first;
     } catch (error) {
-      if (error instanceof ClientEraRefused) throw error;
       const refused = this.refusalOf("tools/list");
       if (refused && this.negotiated !== MRTR_ERA)
-        throw new ClientEraRefused(MRTR_ERA, `${discover}; ${refused}`);
+        throw new ClientEraRefused(MRTR_ERA, `${this.discoverNote}; ${refused}`);
       throw error;
     }
+    throw new ClientEraRefused(
+      MRTR_ERA,
+      `${this.discoverNote}; tools/list not answered within ${HELD_REQUEST_MS} ms of that (a server holds requests until initialize)`,
+    );
+  }
+
+  /**
+   * server/discover (optional: a relay that does not answer it is not refused for that), then tools/list. A relay
+   * that refuses both (a JSON-RPC error, or an HTTP 4xx) and never said it speaks 2026-07-28 does not serve clients
+   * of this era at all: ClientEraRefused, so that only the cases that need such a client are affected.
+   */
+  async connect(timeoutMs: number): Promise<void> {
+    const { discovering } = await this.discover(timeoutMs);
+    const list = await this.listTools(discovering, timeoutMs);
     if (list.error) {
       const refused = this.refusalOf("tools/list", list)!;
-      if (this.negotiated !== MRTR_ERA) throw new ClientEraRefused(MRTR_ERA, `${discover}; ${refused}`);
+      if (this.negotiated !== MRTR_ERA)
+        throw new ClientEraRefused(MRTR_ERA, `${this.discoverNote}; ${refused}`);
       throw new Error(`the relay refused tools/list: ${clip(JSON.stringify(list.error), 300)}`);
     }
     this.noteShape(list.result);

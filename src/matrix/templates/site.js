@@ -3,6 +3,7 @@
 // cell in it has that status (those cells are outlined). The relays: language, which hides the other relays' rows in
 // the relays table and their columns in the matrix (a matrix row no shown relay has a cell in is hidden too). Every
 // choice is kept in the URL's query.
+// Long: the page's filter script is one closure over its elements (as viewer.js is).
 (() => {
   const form = document.getElementById("filters");
   const relayForm = document.getElementById("relay-filters");
