@@ -1,11 +1,11 @@
 import type { Answer } from "../model/case.ts";
 import type { Era } from "../protocol/eras.ts";
 import { CODE } from "../protocol/wire.ts";
-import { type AnswerFor, ClientEraRefused } from "./ends.ts";
-import { JsonRpcPeer, type LineChannel } from "./jsonrpc-peer.ts";
+import { type AnswerFor, ClientEraRefused, InitializedRequired } from "./ends.ts";
+import { JsonRpcPeer, type JsonRpcResponse, type LineChannel } from "./jsonrpc-peer.ts";
 import { findProbeTool, type ProbeTemplate, probeCall } from "./probe-call.ts";
 import { PROBE_TOOL } from "./upstream.ts";
-import { HOLD_INITIALIZED_MS } from "./waits.ts";
+import { HELD_REQUEST_MS, HOLD_INITIALIZED_MS } from "./waits.ts";
 
 export const DEFAULT_DECLINE = { code: -1, message: "User rejected sampling request" };
 
@@ -58,8 +58,33 @@ export class ClientAnswerer {
     if (init.error) throw new Error(`the relay refused initialize: ${JSON.stringify(init.error)}`);
     this.negotiated = String((init.result as any)?.protocolVersion ?? "");
     if (!this.holdInitialized) this.peer.notify("notifications/initialized");
-    const list = await this.peer.request("tools/list", {}, timeoutMs);
-    this.probeTool = findProbeTool(list, this.probe);
+    const listing = this.peer.request("tools/list", {}, timeoutMs);
+    if (this.holdInitialized) await this.unlessHeld(listing, timeoutMs);
+    this.probeTool = findProbeTool(await listing, this.probe);
+  }
+
+  /**
+   * Holding back notifications/initialized: a relay that answers nothing before it (as a server may) would leave the
+   * case's call unsent until the session start times out. Silence for HELD_REQUEST_MS, then an answer once the
+   * notification is sent, is that relay: InitializedRequired, so the case is n/a (only the cases that hold it back).
+   */
+  private async unlessHeld(listing: Promise<JsonRpcResponse>, timeoutMs: number): Promise<void> {
+    const heldMs = Math.min(HELD_REQUEST_MS, Math.floor(timeoutMs / 2));
+    let timer: NodeJS.Timeout | undefined;
+    const held = await Promise.race([
+      listing.then(
+        () => false,
+        () => false,
+      ),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), heldMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!held) return;
+    this.holdInitialized = false;
+    this.peer.notify("notifications/initialized");
+    if (!(await listing).error) throw new InitializedRequired(heldMs);
   }
 
   script(answer: Answer, answerFor?: AnswerFor): void {

@@ -132,11 +132,30 @@ export function callProbeAndRace<O>(
 }
 
 /**
+ * The relay does not serve the kind of client a case needs (the cases that need one are n/a against it, the others
+ * are not affected); `message` says how it refused.
+ */
+export class ClientShapeRefused extends Error {}
+
+/**
+ * The relay answers no request of a legacy client before its notifications/initialized (it held tools/list until the
+ * notification came, as a server may: lifecycle, "Initialization"): a call cannot reach it before then, so a case that
+ * needs its call in flight before the notification cannot be exercised against it.
+ */
+export class InitializedRequired extends ClientShapeRefused {
+  constructor(heldMs: number) {
+    super(
+      `the relay answers no request before notifications/initialized: tools/list was not answered within ${heldMs} ms without it, and was answered once it came, so no call can reach the relay before the notification`,
+    );
+  }
+}
+
+/**
  * The relay does not serve clients of this era (a 2026-07-28 client: it refused server/discover and tools/list; a
  * legacy client: it refused initialize with -32022, the spec's UnsupportedProtocolVersionError): the cases that need
  * such a client are n/a against it, the others are not affected. `message` says how it refused.
  */
-export class ClientEraRefused extends Error {
+export class ClientEraRefused extends ClientShapeRefused {
   constructor(era: string, how: string) {
     super(`the relay does not serve ${era} clients: ${how}`);
   }

@@ -89,7 +89,7 @@ export class GroupSession {
     shared: Shared,
     holdInitialized: boolean,
   ): Promise<RelaySession | NoSession> {
-    const shape = clientShape({ era, downstreamEra });
+    const shape = clientShape({ era, downstreamEra, holdInitialized });
     const refused = shared.refused.get(shape);
     if (refused) return { failure: refused, refused: true };
     const every = shared.everySession.get(shape);
@@ -227,10 +227,18 @@ export const NOT_RETRIED =
  * same for the whole run). A relay that cannot serve one shape (a 2026-07-28 client; a legacy client in front of a
  * 2026-07-28 upstream) may serve the others, so failures are remembered per shape.
  */
-export function clientShape(item: { era: Era; downstreamEra?: Era | undefined; kase?: LoadedCase }): string {
+export function clientShape(item: {
+  era: Era;
+  downstreamEra?: Era | undefined;
+  kase?: LoadedCase;
+  holdInitialized?: boolean;
+}): string {
   const downstream = item.kase?.downstreamEra ?? item.downstreamEra ?? item.era;
   const family = (era: Era) => (isModernEra(era) ? era : "legacy");
-  return `${family(downstream)} client, ${family(item.era)} upstream`;
+  // A client that holds back notifications/initialized is a shape of its own: a relay that answers nothing before
+  // it (InitializedRequired) refuses only the cases that hold it back.
+  const held = (item.kase?.holdInitialized ?? item.holdInitialized) ? ", initialized held back" : "";
+  return `${family(downstream)} client${held}, ${family(item.era)} upstream`;
 }
 
 /**

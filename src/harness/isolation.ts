@@ -7,7 +7,7 @@ import { ClientAnswerer } from "./answerer.ts";
 import type { ControlServer } from "./channels.ts";
 import {
   type ArmedProbe,
-  ClientEraRefused,
+  ClientShapeRefused,
   callProbeAndRace,
   describeCallEnd,
   type ProbeCallEnd,
@@ -349,7 +349,7 @@ async function runModernIsolationCase(
     };
     outcomes = [broken, broken];
     if (!started) notDriven = broken.detail;
-    if (!started && error instanceof ClientEraRefused) notApplicable = error.message;
+    if (!started && error instanceof ClientShapeRefused) notApplicable = error.message;
   } finally {
     for (const upstream of upstreams) upstream.arm(undefined);
   }

@@ -15,7 +15,7 @@ import {
 import { JsonRpcPeer, type JsonRpcResponse, type LineChannel } from "./jsonrpc-peer.ts";
 import { findProbeTool, type ProbeTemplate, probeCall } from "./probe-call.ts";
 import { PROBE_TOOL } from "./upstream.ts";
-import { DISCOVER_TIMEOUT_MS } from "./waits.ts";
+import { DISCOVER_TIMEOUT_MS, HELD_REQUEST_MS } from "./waits.ts";
 
 /**
  * Protocol era 2026-07-28 at both ends of the relay (multi-round-trip requests, MRTR): there is no initialize and
@@ -444,42 +444,90 @@ export class ModernAnswerer implements HarnessAnswerer {
       this.negotiated = MRTR_ERA;
   }
 
+  /** How server/discover went, for a refusal's reason. */
+  private discoverNote = "no answer to server/discover";
+
+  /**
+   * server/discover, waited for DISCOVER_TIMEOUT_MS; an answer later than that (a relay still starting) still counts:
+   * the request stays open and the returned `discovering` settles with it.
+   */
+  private async discover(timeoutMs: number): Promise<{ discovering: Promise<JsonRpcResponse> }> {
+    const discovering = this.peer
+      .request("server/discover", { _meta: this.meta() }, timeoutMs)
+      .then((response) => {
+        this.discovered = response;
+        const versions = (response.result as any)?.supportedVersions;
+        if (Array.isArray(versions) && versions.includes(MRTR_ERA)) this.negotiated = MRTR_ERA;
+        this.discoverNote = this.refusalOf("server/discover", response) ?? this.discoverNote;
+        return response;
+      });
+    discovering.catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        discovering,
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, Math.min(timeoutMs, DISCOVER_TIMEOUT_MS));
+        }),
+      ]);
+    } catch (error) {
+      if (this.peer.closed !== undefined) {
+        const refused = this.refusalOf("server/discover");
+        if (refused) throw new ClientEraRefused(MRTR_ERA, refused);
+        throw error;
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    return { discovering };
+  }
+
+  /**
+   * tools/list. server/discover refused with an error is a legacy server, which may hold every request until an
+   * initialize this client never sends (lifecycle, "Initialization"): silence on tools/list for HELD_REQUEST_MS after
+   * that refusal is the relay not serving this era, not a relay that hangs.
+   */
+  private async listTools(
+    discovering: Promise<JsonRpcResponse>,
+    timeoutMs: number,
+  ): Promise<JsonRpcResponse> {
+    const listing = this.peer.request("tools/list", { _meta: this.meta() }, timeoutMs);
+    listing.catch(() => undefined);
+    const never = () => new Promise<never>(() => undefined);
+    const held = discovering.then(
+      (response) =>
+        response.error !== undefined && this.negotiated !== MRTR_ERA
+          ? new Promise<"held">((resolve) => setTimeout(() => resolve("held"), HELD_REQUEST_MS).unref())
+          : never(),
+      never,
+    );
+    try {
+      const first = await Promise.race([listing, held]);
+      if (first !== "held") return first;
+    } catch (error) {
+      const refused = this.refusalOf("tools/list");
+      if (refused && this.negotiated !== MRTR_ERA)
+        throw new ClientEraRefused(MRTR_ERA, `${this.discoverNote}; ${refused}`);
+      throw error;
+    }
+    throw new ClientEraRefused(
+      MRTR_ERA,
+      `${this.discoverNote}; tools/list not answered within ${HELD_REQUEST_MS} ms of that (a server holds requests until initialize)`,
+    );
+  }
+
   /**
    * server/discover (optional: a relay that does not answer it is not refused for that), then tools/list. A relay
    * that refuses both (a JSON-RPC error, or an HTTP 4xx) and never said it speaks 2026-07-28 does not serve clients
    * of this era at all: ClientEraRefused, so that only the cases that need such a client are affected.
    */
   async connect(timeoutMs: number): Promise<void> {
-    let discover = "no answer to server/discover";
-    try {
-      this.discovered = await this.peer.request(
-        "server/discover",
-        { _meta: this.meta() },
-        Math.min(timeoutMs, DISCOVER_TIMEOUT_MS),
-      );
-      const versions = (this.discovered.result as any)?.supportedVersions;
-      if (Array.isArray(versions) && versions.includes(MRTR_ERA)) this.negotiated = MRTR_ERA;
-      discover = this.refusalOf("server/discover", this.discovered) ?? discover;
-    } catch (error) {
-      // No answer in time: tools/list says whether the relay serves this era.
-      if (this.peer.closed !== undefined) {
-        const refused = this.refusalOf("server/discover");
-        if (refused) throw new ClientEraRefused(MRTR_ERA, refused);
-        throw error;
-      }
-    }
-    let list: JsonRpcResponse;
-    try {
-      list = await this.peer.request("tools/list", { _meta: this.meta() }, timeoutMs);
-    } catch (error) {
-      const refused = this.refusalOf("tools/list");
-      if (refused && this.negotiated !== MRTR_ERA)
-        throw new ClientEraRefused(MRTR_ERA, `${discover}; ${refused}`);
-      throw error;
-    }
+    const { discovering } = await this.discover(timeoutMs);
+    const list = await this.listTools(discovering, timeoutMs);
     if (list.error) {
       const refused = this.refusalOf("tools/list", list)!;
-      if (this.negotiated !== MRTR_ERA) throw new ClientEraRefused(MRTR_ERA, `${discover}; ${refused}`);
+      if (this.negotiated !== MRTR_ERA)
+        throw new ClientEraRefused(MRTR_ERA, `${this.discoverNote}; ${refused}`);
       throw new Error(`the relay refused tools/list: ${clip(JSON.stringify(list.error), 300)}`);
     }
     this.noteShape(list.result);

@@ -8,7 +8,7 @@ import type { ControlServer } from "./channels.ts";
 import {
   type AnswerFor,
   type ArmedProbe,
-  ClientEraRefused,
+  ClientShapeRefused,
   callProbeAndRace,
   describeCallEnd,
   type HarnessAnswerer,
@@ -151,7 +151,7 @@ export class SessionStartError extends Error {
     readonly relayLog: string | undefined,
     /** The relay sent nothing the harness could read as JSON-RPC: its failure does not depend on the session's era or capabilities. */
     readonly silent = false,
-    /** The relay does not serve the downstream's era (ClientEraRefused): the cases that need it are n/a. */
+    /** The relay does not serve the downstream's era (ClientShapeRefused): the cases that need it are n/a. */
     readonly refused?: string,
   ) {
     super(message);
@@ -278,7 +278,7 @@ export class RelaySession {
         frames,
         log ? log.slice(-RELAY_LOG_CHARS) : undefined,
         !understood,
-        error instanceof ClientEraRefused ? error.message : unbridged(options, error),
+        error instanceof ClientShapeRefused ? error.message : unbridged(options, error),
       );
     } finally {
       clearTimeout(timer);

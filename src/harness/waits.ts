@@ -71,6 +71,14 @@ export const PROBE_CALL_SLACK_MS = scaled(1_000);
  */
 export const HOLD_INITIALIZED_MS = scaled(600);
 
+/**
+ * How long the harness waits for an answer to a request that a relay may hold until the client has initialized (a
+ * legacy client's tools/list before its notifications/initialized; a 2026-07-28 client's tools/list after server/discover
+ * was refused): a server may answer nothing before then (lifecycle, "Initialization"), and this much silence is taken
+ * as that, not as a relay that never starts. A relay that relays tools/list answers within one upstream round trip.
+ */
+export const HELD_REQUEST_MS = scaled(4_000);
+
 // --- bounds (controller.ts, processes.ts): never waited out by a working relay ---
 
 /** On top of caseTimeoutMs, what one case may take before the relay is deemed to have stopped answering: the waits above plus margin. */

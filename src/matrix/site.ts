@@ -1,5 +1,6 @@
 import type { Register, RegisterRow } from "../model/register.ts";
 import type { Cell, CellStatus, Results } from "../model/results.ts";
+import { type Package, packageUrl } from "../model/target.ts";
 import { ERAS, type Era } from "../protocol/eras.ts";
 import { statusClass } from "./html.ts";
 import {
@@ -193,8 +194,33 @@ function changesOf(relay: SiteRelay, register: Register | undefined): CellChange
     : undefined;
 }
 
+/** How the site shows a relay's published package: registry, name@version linking to its page, language. */
+export interface PackageView {
+  registry: string;
+  name: string;
+  version: string;
+  language: string;
+  url: string;
+}
+
+/** The relay's package as the site shows it; undefined (nothing shown) for a relay that names none. */
+export function packageView(results: Results): PackageView | undefined {
+  const p: Package | undefined = results.target.package;
+  return p
+    ? { registry: p.registry, name: p.name, version: p.version, language: p.language, url: packageUrl(p) }
+    : undefined;
+}
+
+/** The languages the site's filter offers: those of the relays' packages, once each, in alphabetical order. */
+export function siteLanguages(relays: SiteRelay[]): string[] {
+  const languages = relays.map((r) => packageView(r.results)?.language).filter((l) => l !== undefined);
+  return [...new Set(languages)].sort();
+}
+
 interface IndexCell {
   status: string;
+  /** The relay's package language ("" without a package): the language filter hides the other relays' columns. */
+  language: string;
   css: string;
   href: string;
   sides: string;
@@ -223,10 +249,12 @@ function indexView(relays: SiteRelay[], register: Register | undefined, title: s
       const row: RegisterRow | undefined = rows.get(id);
       const cells = relays.map((relay): IndexCell => {
         const mine = relay.results.cells.filter((c) => c.row === id && c.era === era);
-        if (mine.length === 0) return { status: "absent", css: "", href: "", sides: "" };
+        const language = packageView(relay.results)?.language ?? "";
+        if (mine.length === 0) return { status: "absent", language, css: "", href: "", sides: "" };
         const status = worst(mine.map((c) => c.status));
         return {
           status,
+          language,
           css: statusClass(status),
           href: `relays/${encodeURIComponent(relay.slug)}.html#${encodeURIComponent(cellKey(mine.find((c) => c.status === status)!))}`,
           sides: mine.length > 1 ? mine.map((c) => `${c.side} ${c.status}`).join(", ") : "",
@@ -252,8 +280,11 @@ function indexView(relays: SiteRelay[], register: Register | undefined, title: s
       const count = mustCount(relay.results, register);
       const badge = mustBadge(count);
       const mine = changes.relays.find((c) => c.name === relay.name);
+      const pkg = packageView(relay.results);
       return {
         name: relay.name,
+        package: pkg,
+        language: pkg?.language ?? "",
         href: `relays/${encodeURIComponent(relay.slug)}.html`,
         badgeHref: `badges/${encodeURIComponent(relay.slug)}.json`,
         badge,
@@ -264,7 +295,8 @@ function indexView(relays: SiteRelay[], register: Register | undefined, title: s
         changeNote: mine?.note ?? "",
       };
     }),
-    relayNames: relays.map((r) => r.name),
+    relayColumns: relays.map((r) => ({ name: r.name, language: packageView(r.results)?.language ?? "" })),
+    languages: siteLanguages(relays),
     eras,
     levels: classes,
     statuses,
@@ -300,6 +332,7 @@ function relayView(relay: SiteRelay, register: Register | undefined, changes: Ce
   return {
     name: relay.name,
     results: relay.results,
+    package: packageView(relay.results),
     reproduce: reproduceCommand(relay.results),
     badge,
     badgeCss: `badge-${badge.color}`,

@@ -144,4 +144,19 @@ describe("site: files in, a static site out", () => {
       },
     ]);
   });
+
+  it("shows the package a results.json names (target.package), linked to its registry page; a relay without one, none", async () => {
+    const cwd = project(["pass", "fail"]);
+    const file = join(cwd, "matrix/targets/fail/results.json");
+    const results = JSON.parse(readFileSync(file, "utf8")) as Results;
+    results.target.package = { registry: "crates", name: "some-relay", version: "0.3.1", language: "rust" };
+    writeFileSync(file, JSON.stringify(results));
+    const { code, stderr } = await build(cwd);
+    expect(code, stderr).toBe(0);
+    const index = readFileSync(join(cwd, "site/index.html"), "utf8");
+    expect(index).toContain('<a href="https://crates.io/crates/some-relay/0.3.1">some-relay@0.3.1</a>');
+    expect(index).toContain('<option value="rust">rust</option>');
+    expect(readFileSync(join(cwd, "site/relays/fail.html"), "utf8")).toContain("<dt>package</dt>");
+    expect(readFileSync(join(cwd, "site/relays/pass.html"), "utf8")).not.toContain("<dt>package</dt>");
+  });
 });

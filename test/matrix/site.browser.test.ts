@@ -20,6 +20,7 @@ const MISSING = missingChromium("the site's browser test");
 
 let work: string;
 let out: string;
+let outLanguages: string;
 let launched: BrowserContext | undefined;
 /** The cells of the failing fixture whose status the previous results had otherwise. */
 let changedInFail = 0;
@@ -68,6 +69,38 @@ beforeAll(async () => {
       previous,
       register: FIXTURE_REGISTER,
       title: "Fixture relays",
+    },
+    { stdout: () => undefined, stderr: (t) => errors.push(t), cwd: work, isTTY: false },
+  );
+  // A second site whose relays name packages: a Java one, a Python one, and one without a package.
+  outLanguages = join(work, "site-languages");
+  const withPackage = (name: string, results: Results, pkg: Results["target"]["package"]) => {
+    mkdirSync(join(work, "languages", name), { recursive: true });
+    const target = { ...results.target, ...(pkg ? { package: pkg } : {}) };
+    writeFileSync(join(work, "languages", name, "results.json"), JSON.stringify({ ...results, target }));
+    return join(work, "languages", name);
+  };
+  const pass = JSON.parse(readFileSync(PASS_RESULTS, "utf8")) as Results;
+  site(
+    {
+      out: outLanguages,
+      results: [
+        withPackage("plain", pass, undefined),
+        withPackage("java-relay", fail, {
+          registry: "maven",
+          name: "io.modelcontextprotocol.sdk:mcp",
+          version: "2.0.1",
+          language: "java",
+        }),
+        withPackage("py-relay", pass, {
+          registry: "pypi",
+          name: "fastmcp",
+          version: "4.0.10",
+          language: "python",
+        }),
+      ],
+      register: FIXTURE_REGISTER,
+      title: "Relays by language",
     },
     { stdout: () => undefined, stderr: (t) => errors.push(t), cwd: work, isTTY: false },
   );
@@ -183,5 +216,82 @@ describe("the report site in chromium", () => {
     await page.screenshot({ path: join(dir, "site-1400.png") });
     expect(existsSync(join(dir, "site-1400.png"))).toBe(true);
     await page.close();
+  });
+
+  it("the language filter shows only that language's relays, in the relays table and the matrix; keyboard too", async () => {
+    const { page, watch } = await open(join(outLanguages, "index.html"));
+    const shownRelays = () =>
+      page.$$eval("#relays-table tr.relay", (rows) =>
+        rows
+          .filter((r) => getComputedStyle(r).display !== "none")
+          .map((r) => (r as HTMLElement).dataset.relay),
+      );
+    const shownColumns = () =>
+      page.$$eval("#matrix-table th.relay-column", (ths) =>
+        ths.filter((t) => getComputedStyle(t).display !== "none").map((t) => t.textContent),
+      );
+    const shownCells = () =>
+      page.$$eval("#matrix-table tr.line", (rows) =>
+        rows
+          .filter((r) => getComputedStyle(r).display !== "none")
+          .flatMap((r) => Array.from(r.querySelectorAll("td.cell")))
+          .filter((td) => getComputedStyle(td).display !== "none")
+          .map((td) => (td as HTMLElement).dataset.language),
+      );
+    expect(await shownRelays()).toEqual(["plain", "java-relay", "py-relay"]);
+    expect(await page.textContent('tr[data-relay="java-relay"] td.package')).toBe(
+      "maven io.modelcontextprotocol.sdk:mcp@2.0.1 java",
+    );
+    expect(await page.getAttribute('tr[data-relay="py-relay"] td.package a', "href")).toBe(
+      "https://pypi.org/project/fastmcp/4.0.10/",
+    );
+    expect(await page.textContent('tr[data-relay="plain"] td.package')).toBe("");
+
+    await page.selectOption("#filter-language", "java");
+    expect(await shownRelays()).toEqual(["java-relay"]);
+    expect(await shownColumns()).toEqual(["java-relay"]);
+    const cells = await shownCells();
+    expect(cells.length).toBeGreaterThan(0);
+    expect(new Set(cells)).toEqual(new Set(["java"]));
+    expect(await page.textContent("#relays-shown")).toBe("1 of 3 relays shown");
+
+    // Keyboard: the select is reached with Tab from the page's start and changed with the arrow keys.
+    await page.selectOption("#filter-language", "");
+    expect(await shownRelays()).toEqual(["plain", "java-relay", "py-relay"]);
+    await page.locator("body").click({ position: { x: 1, y: 1 } });
+    for (
+      let i = 0;
+      i < 5 && (await page.evaluate(() => document.activeElement?.id)) !== "filter-language";
+      i++
+    )
+      await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("filter-language");
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("ArrowDown");
+    expect(await page.inputValue("#filter-language")).toBe("python");
+    expect(await shownRelays()).toEqual(["py-relay"]);
+    expect(await shownColumns()).toEqual(["py-relay"]);
+    expect(page.url()).toContain("language=python");
+    expect(watch.problems).toEqual([]);
+    expect(watch.requests.every((u) => u.startsWith("file://"))).toBe(true);
+    await page.close();
+  });
+
+  it("a language in the address is applied on load; each relay's page names its package, or none", async () => {
+    const { page, watch } = await open(join(outLanguages, "index.html"), "?language=python");
+    expect(await page.inputValue("#filter-language")).toBe("python");
+    expect(await page.locator("#relays-table tr.relay:visible").count()).toBe(1);
+    await page.close();
+    const java = await open(join(outLanguages, "relays", "java-relay.html"));
+    expect(await java.page.textContent("dd.package")).toBe(
+      "maven io.modelcontextprotocol.sdk:mcp@2.0.1 java",
+    );
+    expect(java.watch.problems).toEqual([]);
+    await java.page.close();
+    const plain = await open(join(outLanguages, "relays", "plain.html"));
+    expect(await plain.page.locator("dd.package").count()).toBe(0);
+    expect(await plain.page.textContent("body")).not.toContain("undefined");
+    await plain.page.close();
+    expect(watch.problems).toEqual([]);
   });
 });

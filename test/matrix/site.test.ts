@@ -6,6 +6,7 @@ import {
   levelClass,
   mustBadge,
   mustCount,
+  packageView,
   relaySlug,
   renderSite,
   type SiteRelay,
@@ -240,5 +241,89 @@ describe("the pages", () => {
       "x",
       "relay",
     ]);
+  });
+});
+
+describe("the package of each relay, and the language filter", () => {
+  const fixtureRegister = loadFixtureRegister();
+  const pass = loadFixtureResults(PASS_RESULTS);
+  const fail = loadFixtureResults(FAIL_RESULTS);
+  const javaPackage = {
+    registry: "maven" as const,
+    name: "io.modelcontextprotocol.sdk:mcp",
+    version: "2.0.1",
+    language: "java" as const,
+  };
+  const pyPackage = {
+    registry: "pypi" as const,
+    name: "fastmcp",
+    version: "4.0.10",
+    language: "python" as const,
+  };
+  const withPackage = (r: Results, p: typeof javaPackage | typeof pyPackage): Results => ({
+    ...r,
+    target: { ...r.target, package: p },
+  });
+  const relay = (name: string, results: Results): SiteRelay => ({
+    name,
+    slug: name,
+    results,
+    previous: { note: "no history" },
+    copied: new Set(),
+  });
+  const pages = renderSite(
+    [
+      relay("plain", pass),
+      relay("java-relay", withPackage(fail, javaPackage)),
+      relay("py-relay", withPackage(pass, pyPackage)),
+    ],
+    fixtureRegister,
+    "t",
+  );
+
+  it("views a package as registry, name@version linking to its registry page, language; none without one", () => {
+    expect(packageView(withPackage(pass, javaPackage))).toEqual({
+      ...javaPackage,
+      url: "https://central.sonatype.com/artifact/io.modelcontextprotocol.sdk/mcp/2.0.1",
+    });
+    expect(packageView(pass)).toBeUndefined();
+  });
+
+  it("the index: a package column per relay, a language on each relay's row and matrix column", () => {
+    const row = (name: string) =>
+      pages.index.match(new RegExp(`<tr class="relay" data-relay="${name}"[^]*?</tr>`))![0];
+    expect(row("java-relay")).toContain('data-language="java"');
+    expect(row("java-relay")).toContain(
+      '<span class="registry">maven</span> <a href="https://central.sonatype.com/artifact/io.modelcontextprotocol.sdk/mcp/2.0.1">io.modelcontextprotocol.sdk:mcp@2.0.1</a> <span class="language">java</span>',
+    );
+    expect(row("py-relay")).toContain(
+      '<a href="https://pypi.org/project/fastmcp/4.0.10/">fastmcp@4.0.10</a>',
+    );
+    // No package: an empty cell, never "undefined" or an empty link.
+    expect(row("plain")).toContain('data-language=""');
+    expect(row("plain")).toContain('<td class="package"></td>');
+    expect(pages.index).not.toContain("undefined");
+    expect(pages.index).toContain('<th class="relay-column" data-language="java">java-relay</th>');
+    const javaCells =
+      pages.index.match(/<td class="cell[^"]*" data-status="[^"]+" data-language="java"/g) ?? [];
+    expect(javaCells.length).toBe(pages.index.match(/<tr class="line"/g)!.length);
+  });
+
+  it("the language filter offers the relays' languages, once each, sorted; none when no relay names a package", () => {
+    expect(pages.index).toContain(
+      '<select id="filter-language" name="language"><option value="">every language</option><option value="java">java</option><option value="python">python</option></select>',
+    );
+    expect(pages.index).toContain('<label>language <select id="filter-language"');
+    const bare = renderSite([relay("plain", pass)], fixtureRegister, "t");
+    expect(bare.index).not.toContain('<select id="filter-language"');
+    expect(bare.index).toContain('<td class="package"></td>');
+  });
+
+  it("each relay's page shows its package, and a relay without one shows no package entry", () => {
+    expect(pages.relays["java-relay"]).toContain(
+      '<dt>package</dt><dd class="package"><span class="registry">maven</span> <a href="https://central.sonatype.com/artifact/io.modelcontextprotocol.sdk/mcp/2.0.1">io.modelcontextprotocol.sdk:mcp@2.0.1</a> <span class="language">java</span></dd>',
+    );
+    expect(pages.relays.plain).not.toContain("<dt>package</dt>");
+    expect(pages.relays.plain).not.toContain("undefined");
   });
 });
