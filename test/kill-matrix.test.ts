@@ -19,6 +19,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { missingRelay } from "../scripts/real-matrices.ts";
 import {
   type BrokenRelay,
   caseKills,
@@ -113,6 +114,13 @@ async function runJob(job: Job): Promise<Done> {
 const referenceName = (target: string) => `reference:${target}`;
 const relays = matrix.relays as BrokenRelay[];
 const hostile = matrix.hostile as BrokenRelay[];
+/** Relays built by test:setup with a toolchain this machine may lack (an SDK pass-through): skipped, saying why. */
+const notInstalled = new Map(
+  relays.flatMap((r) => {
+    const why = missingRelay(r.target);
+    return why === undefined ? [] : [[r.name, why] as const];
+  }),
+);
 const jobs: Job[] = [
   ...matrix.references.flatMap((ref) =>
     referenceRuns(
@@ -121,7 +129,7 @@ const jobs: Job[] = [
       relays.filter((r) => kindOf(r.target) === kindOf(ref.target)),
     ).map((run) => ({ name: referenceName(ref.target), target: ref.target, run })),
   ),
-  ...[...relays, ...hostile].flatMap((relay) =>
+  ...[...relays.filter((r) => !notInstalled.has(r.name)), ...hostile].flatMap((relay) =>
     relayRuns(matrix, relay).map((run) => ({ name: relay.name, target: relay.target, run })),
   ),
 ];
@@ -244,13 +252,18 @@ describe("kill matrix: every broken relay is caught where it must be, and only t
   }
 
   for (const relay of relays) {
-    it(`${relay.name}: fails its rows and passes the rest it is held to`, () => {
-      const results = resultsOf(relay.name);
-      expect(checkRelay(relay, results), relay.defect).toEqual([]);
-      const extra = unlistedFailures(relay, results);
-      if (extra.length > 0)
-        console.info(`${relay.name} also fails (not listed in the kill matrix): ${extra.join(", ")}`);
-    });
+    const missing = notInstalled.get(relay.name);
+    const why = missing === undefined ? "" : ` (skipped: ${missing})`;
+    it.skipIf(missing !== undefined)(
+      `${relay.name}: fails its rows and passes the rest it is held to${why}`,
+      () => {
+        const results = resultsOf(relay.name);
+        expect(checkRelay(relay, results), relay.defect).toEqual([]);
+        const extra = unlistedFailures(relay, results);
+        if (extra.length > 0)
+          console.info(`${relay.name} also fails (not listed in the kill matrix): ${extra.join(", ")}`);
+      },
+    );
   }
 
   for (const relay of hostile) {
