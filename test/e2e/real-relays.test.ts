@@ -117,6 +117,21 @@ const EXPECTED: Record<string, Record<string, string>> = {
     ...TOOLHIVE_PROXY_MODERN,
     [`${ISOLATION}/intermediary`]: "pass",
   },
+  // ToolHive's vmcp gateway rebuilds each sampling request and result (docs/real-relays.md, with the source lines):
+  // it relays text, keeps the -1 code with a prefixed message, drops _meta and tools, refuses tool results and arrays
+  // with code 0, has no deadline, and keeps each client's sampling on its own session.
+  "toolhive-vmcp": {
+    "sampling-relay-roundtrip/intermediary": "pass",
+    "sampling-relay-content-unchanged/intermediary": "fail",
+    "sampling-relay-error-not-stacked/intermediary": "warn",
+    "sampling-client-errors-user-rejected/client": "pass",
+    "sampling-client-declare-tools-capability/client": "fail",
+    "sampling-client-errors-user-rejected-and-tool-shape/client": "fail",
+    "sampling-both-validate-message-content/client": "fail",
+    "sampling-result-schema/server": "fail",
+    "sampling-relay-expiry-reported/intermediary": "warn",
+    [`${ISOLATION}/intermediary`]: "pass",
+  },
 };
 
 function readResults(dir: string): Results {
