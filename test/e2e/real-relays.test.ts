@@ -69,6 +69,18 @@ const FASTMCP: Record<string, string> = {
 };
 
 /**
+ * ToolHive's `thv proxy` over Streamable HTTP, run in 2025-11-25 and 2026-07-28: a pipe like the first four (the -1 row
+ * of PASS_THROUGH ends at 2025-06-18), and in 2026-07-28 the input_required result and its retry pass through whole.
+ */
+const TOOLHIVE_PROXY_MODERN: Record<string, string> = {
+  ...Object.fromEntries(
+    Object.entries(PASS_THROUGH).filter(([key]) => key !== "sampling-client-errors-user-rejected/client"),
+  ),
+  "sampling-mrtr-request-state-echoed/client@2026-07-28": "pass",
+  "sampling-mrtr-retry-new-id/client@2026-07-28": "pass",
+};
+
+/**
  * Keys are `row/side` (every era of the run in which the row exists) or `row/side@era` (that era only). A stdio
  * downstream has one client per relay process, so session isolation does not apply there.
  */
@@ -115,6 +127,27 @@ const EXPECTED: Record<string, Record<string, string>> = {
   "fastmcp-url-stdio": { ...FASTMCP, [`${ISOLATION}/intermediary`]: "n/a" },
   // Each front session proxies with backend sessions of its own: the sessions stay apart.
   "fastmcp-http-http": { ...FASTMCP, [`${ISOLATION}/intermediary`]: "pass" },
+  // ToolHive's `thv proxy`: an HTTP reverse proxy, each client's session the upstream's own session (docs/real-relays.md).
+  "toolhive-proxy-sse": { ...PASS_THROUGH, [`${ISOLATION}/intermediary`]: "pass" },
+  "toolhive-proxy-http": {
+    ...TOOLHIVE_PROXY_MODERN,
+    [`${ISOLATION}/intermediary`]: "pass",
+  },
+  // ToolHive's vmcp gateway rebuilds each sampling request and result (docs/real-relays.md, with the source lines):
+  // it relays text, keeps the -1 code with a prefixed message, drops _meta and tools, refuses tool results and arrays
+  // with code 0, has no deadline, and keeps each client's sampling on its own session.
+  "toolhive-vmcp": {
+    "sampling-relay-roundtrip/intermediary": "pass",
+    "sampling-relay-content-unchanged/intermediary": "fail",
+    "sampling-relay-error-not-stacked/intermediary": "warn",
+    "sampling-client-errors-user-rejected/client": "pass",
+    "sampling-client-declare-tools-capability/client": "fail",
+    "sampling-client-errors-user-rejected-and-tool-shape/client": "fail",
+    "sampling-both-validate-message-content/client": "fail",
+    "sampling-result-schema/server": "fail",
+    "sampling-relay-expiry-reported/intermediary": "warn",
+    [`${ISOLATION}/intermediary`]: "pass",
+  },
 };
 
 function readResults(dir: string): Results {
