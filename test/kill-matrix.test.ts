@@ -121,13 +121,6 @@ const notInstalled = new Map(
 );
 const relays = (matrix.relays as BrokenRelay[]).filter((r) => !notInstalled.has(r.name));
 const hostile = matrix.hostile as BrokenRelay[];
-/** Relays built by test:setup with a toolchain this machine may lack (an SDK pass-through): skipped, saying why. */
-const notInstalled = new Map(
-  relays.flatMap((r) => {
-    const why = missingRelay(r.target);
-    return why === undefined ? [] : [[r.name, why] as const];
-  }),
-);
 const jobs: Job[] = [
   ...matrix.references.flatMap((ref) =>
     referenceRuns(
@@ -136,7 +129,7 @@ const jobs: Job[] = [
       relays.filter((r) => kindOf(r.target) === kindOf(ref.target)),
     ).map((run) => ({ name: referenceName(ref.target), target: ref.target, run })),
   ),
-  ...[...relays.filter((r) => !notInstalled.has(r.name)), ...hostile].flatMap((relay) =>
+  ...[...relays, ...hostile].flatMap((relay) =>
     relayRuns(matrix, relay).map((run) => ({ name: relay.name, target: relay.target, run })),
   ),
 ];
@@ -261,18 +254,13 @@ describe("kill matrix: every broken relay is caught where it must be, and only t
   for (const [name, why] of notInstalled) it.skip(`${name}: not installed here (${why})`, () => undefined);
 
   for (const relay of relays) {
-    const missing = notInstalled.get(relay.name);
-    const why = missing === undefined ? "" : ` (skipped: ${missing})`;
-    it.skipIf(missing !== undefined)(
-      `${relay.name}: fails its rows and passes the rest it is held to${why}`,
-      () => {
-        const results = resultsOf(relay.name);
-        expect(checkRelay(relay, results), relay.defect).toEqual([]);
-        const extra = unlistedFailures(relay, results);
-        if (extra.length > 0)
-          console.info(`${relay.name} also fails (not listed in the kill matrix): ${extra.join(", ")}`);
-      },
-    );
+    it(`${relay.name}: fails its rows and passes the rest it is held to`, () => {
+      const results = resultsOf(relay.name);
+      expect(checkRelay(relay, results), relay.defect).toEqual([]);
+      const extra = unlistedFailures(relay, results);
+      if (extra.length > 0)
+        console.info(`${relay.name} also fails (not listed in the kill matrix): ${extra.join(", ")}`);
+    });
   }
 
   for (const relay of hostile) {
