@@ -79,6 +79,11 @@ export interface HarnessUpstream {
   expireSettled?(caseKey: string): boolean;
   /** 2026-07-28: the requestState the upstream sent for this case's input_required, while it awaits the retry. */
   requestStateOf?(caseKey: string): string | undefined;
+  /**
+   * Why the relay's upstream side cannot reach this upstream's era (its client offered an older version and was
+   * refused, and never reached the tools), quoting what was sent and answered; undefined when it can, or did.
+   */
+  eraRefusal?(): string | undefined;
 }
 
 export interface HarnessAnswerer {

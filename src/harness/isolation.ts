@@ -349,7 +349,8 @@ async function runModernIsolationCase(
     };
     outcomes = [broken, broken];
     if (!started) notDriven = broken.detail;
-    if (!started && error instanceof ClientEraRefused) notApplicable = error.message;
+    if (!started)
+      notApplicable = error instanceof ClientEraRefused ? error.message : upstreams[0]!.eraRefusal();
   } finally {
     for (const upstream of upstreams) upstream.arm(undefined);
   }

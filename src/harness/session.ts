@@ -148,7 +148,10 @@ export class SessionStartError extends Error {
     readonly relayLog: string | undefined,
     /** The relay sent nothing the harness could read as JSON-RPC: its failure does not depend on the session's era or capabilities. */
     readonly silent = false,
-    /** The relay does not serve the downstream's era (ClientEraRefused): the cases that need it are n/a. */
+    /**
+     * The relay does not serve the downstream's era (ClientEraRefused), or its upstream side cannot reach the
+     * upstream's (HarnessUpstream.eraRefusal): the cases that need that session shape are n/a.
+     */
     readonly refused?: string,
   ) {
     super(message);
@@ -275,7 +278,9 @@ export class RelaySession {
         frames,
         log ? log.slice(-RELAY_LOG_CHARS) : undefined,
         !understood,
-        error instanceof ClientEraRefused ? error.message : unbridged(options, error),
+        error instanceof ClientEraRefused
+          ? error.message
+          : (session.upstreamEnd?.eraRefusal?.() ?? unbridged(options, error)),
       );
     } finally {
       clearTimeout(timer);
