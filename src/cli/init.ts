@@ -5,6 +5,8 @@ import type { Command } from "commander";
 import { ROUNDTRIP_ROW } from "../model/case-key.ts";
 import { InputError } from "../model/errors.ts";
 import { loadTarget, PROJECT_ROOT } from "../model/load.ts";
+import type { Cell } from "../model/results.ts";
+import { ERAS, type Era } from "../protocol/eras.ts";
 import { resolveRunConfig } from "../run/config.ts";
 import { runPipeline } from "../run/pipeline.ts";
 import type { SetExit } from "./commands.ts";
@@ -13,13 +15,17 @@ import type { CliIo } from "./io.ts";
 
 /**
  * `mcpx-conform init [options] [-- RELAY_COMMAND…]`: writes a commented target profile (with the JSON Schema editors
- * use, `# yaml-language-server: $schema=…`), loads it back through the real schema, and runs a one-case smoke check
- * (the round trip, in the newest legacy era) so the user learns at once whether the harness can drive the relay.
+ * use, `# yaml-language-server: $schema=…`), loads it back through the real schema, and runs a smoke check (the round
+ * trip once per era, the eras side by side) so the user learns at once whether the harness can drive the relay, and in
+ * which eras: the profile gets `eras:` with the eras the relay reached at both ends, and a comment naming why each
+ * other era was left out (the relay does not serve that era's clients, or its upstream side cannot reach that era's
+ * upstream), so a first `run` judges what the relay does instead of what it cannot reach.
  * Values not given as flags are asked on a terminal; elsewhere a missing command is an error (exit 2).
  */
 const TRANSPORTS = ["stdio", "streamable-http", "sse"] as const;
 type Transport = (typeof TRANSPORTS)[number];
-const SMOKE_ERA = "2025-11-25";
+/** Round-trip statuses that mean the harness reached the relay at both ends in that era (it was judged). */
+const JUDGED = new Set(["pass", "fail", "warn", "partial"]);
 
 interface InitOptions {
   out: string;
@@ -52,6 +58,8 @@ export function profileText(p: {
   downstream: Transport;
   url: string | undefined;
   upstream: Transport;
+  /** The eras the smoke check found the relay reaches, and the comment saying what it found. */
+  eras?: FoundEras;
 }): string {
   const downstream =
     p.downstream === "stdio"
@@ -71,6 +79,7 @@ export function profileText(p: {
     `upstream: { transport: ${p.upstream} }`,
     "# Who answers sampling: the harness's MCP client (client), or a person at your relay's review surface (review).",
     "answerer: { kind: client }",
+    ...(p.eras ? [...p.eras.comment.map((line) => `# ${line}`), `eras: [${p.eras.eras.join(", ")}]`] : []),
     "# The whole start-up (spawn, listening, initialize, tools/list) must end within this.",
     "startupTimeoutMs: 15000",
     "# Your relay's own deadline for an unanswered sampling question (the expiry cases wait it out).",
@@ -120,21 +129,76 @@ export async function init(opts: InitOptions, relayCommand: string[], io: CliIo)
       ? transport(await ask("Upstream transport (stdio, streamable-http, sse)", "stdio"), "upstream")
       : "stdio")!;
   const schema = relative(dirname(file), join(PROJECT_ROOT, "dist/schemas/target.schema.json"));
+  const profile = { schema, name, command, downstream, url: opts.url, upstream };
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, profileText({ schema, name, command, downstream, url: opts.url, upstream }));
+  writeFileSync(file, profileText(profile));
   // Loaded back through the real schema: a bad name, transport or placeholder is found now, not at the first run.
   loadTarget(file);
   io.stderr(`wrote ${relative(io.cwd, file) || file}\n`);
   if (opts.check === false) return EXIT.ok;
-  return smokeCheck(file, io);
+  const { code, eras } = await smokeCheck(file, io);
+  if (eras) {
+    writeFileSync(file, profileText({ ...profile, eras }));
+    loadTarget(file);
+    io.stderr(`eras: [${eras.eras.join(", ")}] written to ${relative(io.cwd, file) || file}\n`);
+  }
+  return code;
 }
 
-/** One case, the round trip in the newest legacy era: can the harness drive this relay at all? */
-async function smokeCheck(file: string, io: CliIo): Promise<number> {
+/** What the smoke check found in one era: the round trip's cell status, and its reason. */
+export interface EraProbe {
+  era: Era;
+  status: string;
+  reason: string;
+}
+
+/** The eras a profile lists after the smoke check, with the comment that says what was found. */
+export interface FoundEras {
+  eras: Era[];
+  comment: string[];
+}
+
+const oneLine = (s: string, n = 420) => {
+  const line = s.replace(/\s+/g, " ").trim();
+  return line.length > n ? `${line.slice(0, n - 1)}…` : line;
+};
+
+/**
+ * The eras the relay reached at both ends (its round trip was judged there, whatever the verdict), and a comment naming
+ * why every other era is left out (the round trip's reason: which end refused, what it sent and was answered).
+ * Undefined when it reached none: the profile then keeps every era, and the smoke check's lines say why. Pure.
+ */
+export function foundEras(probes: EraProbe[]): FoundEras | undefined {
+  const reached = probes.filter((p) => JUDGED.has(p.status)).map((p) => p.era);
+  if (reached.length === 0) return undefined;
+  const left = probes.filter((p) => !JUDGED.has(p.status));
+  return {
+    eras: reached,
+    comment: [
+      `The eras init's smoke check (one round trip per era) found your relay reaches at both ends: ${reached.join(", ")}.`,
+      ...(left.length === 0
+        ? ["It reached every era."]
+        : [
+            "Left out (run --era to try one anyway):",
+            ...left.map((p) => `  ${p.era} (${p.status}): ${oneLine(p.reason)}`),
+          ]),
+    ],
+  };
+}
+
+/** The smoke check's exit code: every reached era passed (0); one failed, or none was judged but not for the harness (1). */
+function smokeExit(probes: EraProbe[]): number {
+  const judged = probes.filter((p) => JUDGED.has(p.status));
+  if (judged.length === 0) return probes.some((p) => p.status === "error") ? EXIT.harness : EXIT.failed;
+  return judged.every((p) => p.status === "pass") ? EXIT.ok : EXIT.failed;
+}
+
+/** The round trip once in every era, the eras side by side: can the harness drive this relay, and in which eras? */
+async function smokeCheck(file: string, io: CliIo): Promise<{ code: number; eras: FoundEras | undefined }> {
   const out = join(io.cwd, "mcpx-conform-report", `init-check-${basename(file).replace(/\.ya?ml$/, "")}`);
   const config = resolveRunConfig({
     target: file,
-    era: SMOKE_ERA,
+    era: ERAS.join(","),
     rows: ROUNDTRIP_ROW,
     out,
     reporter: "json",
@@ -142,15 +206,20 @@ async function smokeCheck(file: string, io: CliIo): Promise<number> {
     cwd: io.cwd,
   });
   const outcome = await runPipeline(config);
-  const cell = outcome.results.cells.find((c) => c.row === ROUNDTRIP_ROW);
-  const reason = cell?.cases[0]?.reason ?? "no round trip ran";
+  const cellOf = (era: Era): Cell | undefined =>
+    outcome.results.cells.find((c) => c.row === ROUNDTRIP_ROW && c.era === era);
+  const probes: EraProbe[] = ERAS.map((era) => {
+    const cell = cellOf(era);
+    return { era, status: cell?.status ?? "not-run", reason: cell?.cases[0]?.reason ?? "no round trip ran" };
+  });
+  for (const p of probes) io.stderr(`smoke check (${ROUNDTRIP_ROW} @${p.era}): ${p.status} — ${p.reason}\n`);
+  const code = smokeExit(probes);
   io.stderr(
-    `smoke check (${ROUNDTRIP_ROW} @${SMOKE_ERA}): ${cell?.status ?? "not-run"} — ${reason}\n` +
-      (cell?.status === "pass"
-        ? `next: npx mcpx-conform run --target ${relative(io.cwd, file) || file}\n`
-        : `evidence: ${relative(io.cwd, outcome.outDir)}\n`),
+    code === EXIT.ok
+      ? `next: npx mcpx-conform run --target ${relative(io.cwd, file) || file}\n`
+      : `evidence: ${relative(io.cwd, outcome.outDir)}\n`,
   );
-  return cell?.status === "pass" ? EXIT.ok : cell?.status === "error" ? EXIT.harness : EXIT.failed;
+  return { code, eras: foundEras(probes) };
 }
 
 export function register(program: Command, setExit: SetExit, io: CliIo): void {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { splitCommand } from "../../src/cli/init.ts";
+import { foundEras, splitCommand } from "../../src/cli/init.ts";
 import { loadTarget } from "../../src/model/load.ts";
 import { cliInProcess, ROOT, tempDir } from "../helpers/cli.ts";
 
@@ -28,6 +28,19 @@ describe("mcpx-conform init: a commented profile, checked by one case", () => {
     expect(loadTarget(join(dir, "relay.yaml"))).toMatchObject({ name: "mine", command: RELAY });
     expect(text).toMatch(/^# Your relay's own deadline/m);
     expect(r.stderr).toMatch(/smoke check \(sampling-relay-roundtrip @2025-11-25\): pass/);
+    // One round trip per era: the reference relay reaches every era at both ends, and the profile lists all five.
+    for (const era of ["2024-11-05", "2025-03-26", "2025-06-18", "2026-07-28"])
+      expect(r.stderr).toContain(`smoke check (sampling-relay-roundtrip @${era}): pass`);
+    expect(loadTarget(join(dir, "relay.yaml")).eras).toEqual([
+      "2024-11-05",
+      "2025-03-26",
+      "2025-06-18",
+      "2025-11-25",
+      "2026-07-28",
+    ]);
+    expect(text).toMatch(
+      /^# The eras init's smoke check .* found your relay reaches at both ends: .*\n# It reached every era\.\neras: \[/m,
+    );
   });
 
   it("reports a relay the harness cannot drive: the smoke check fails, exit 1, with its evidence folder", async () => {
@@ -58,6 +71,25 @@ describe("mcpx-conform init: a commented profile, checked by one case", () => {
     expect(bad.stderr).toMatch(/--downstream: expected one of stdio, streamable-http, sse, got 'tcp'/);
     expect(existsSync(join(dir, "q.yaml"))).toBe(false);
     expect(dirname(join(dir, "p.yaml"))).toBe(dir);
+  });
+
+  it("lists the eras whose round trip was judged, and says why each other era was left out", () => {
+    const found = foundEras([
+      { era: "2024-11-05", status: "pass", reason: "ok" },
+      { era: "2025-03-26", status: "fail", reason: "changed the request" },
+      { era: "2025-06-18", status: "error", reason: "the relay session could not start:\n timed out" },
+      { era: "2025-11-25", status: "partial", reason: "ok" },
+      { era: "2026-07-28", status: "n/a", reason: "the relay's upstream side does not speak 2026-07-28: …" },
+    ]);
+    // A failed round trip still reached the relay at both ends: that era is judged, the failure is the run's to show.
+    expect(found?.eras).toEqual(["2024-11-05", "2025-03-26", "2025-11-25"]);
+    expect(found?.comment.slice(1)).toEqual([
+      "Left out (run --era to try one anyway):",
+      "  2025-06-18 (error): the relay session could not start: timed out",
+      "  2026-07-28 (n/a): the relay's upstream side does not speak 2026-07-28: …",
+    ]);
+    // Reaching no era at all leaves the profile's eras out (every era, the default): the smoke check's lines say why.
+    expect(foundEras([{ era: "2025-11-25", status: "error", reason: "x" }])).toBeUndefined();
   });
 
   it("splits a typed command line, quotes grouping words", () => {
