@@ -1,6 +1,6 @@
 import type { Answer } from "../model/case.ts";
 import type { SequenceEntry, UpstreamOutcome } from "../model/evidence.ts";
-import type { JsonRpcPeer, JsonRpcResponse } from "./jsonrpc-peer.ts";
+import { type JsonRpcPeer, type JsonRpcResponse, PeerTimeoutError } from "./jsonrpc-peer.ts";
 import type { Probe } from "./upstream.ts";
 
 /**
@@ -145,4 +145,18 @@ export class ClientEraRefused extends Error {
   constructor(era: string, how: string) {
     super(`the relay does not serve ${era} clients: ${how}`);
   }
+}
+
+/**
+ * The relay's upstream side cannot reach the session's upstream (its client offered an older version, was refused, and
+ * never spoke the era: HarnessUpstream.eraRefusal), and the relay then failed the start on its own (an error, an exit):
+ * the cases that need that upstream are n/a. A start the harness gave up waiting for (`timedOut`, or a request of its
+ * own that timed out) proves nothing of the kind: the relay may have been about to fall back to the era.
+ */
+export function upstreamRefusal(
+  upstream: HarnessUpstream | undefined,
+  error: unknown,
+  timedOut = false,
+): string | undefined {
+  return timedOut || error instanceof PeerTimeoutError ? undefined : upstream?.eraRefusal?.();
 }

@@ -11,6 +11,7 @@ import {
   callProbeAndRace,
   describeCallEnd,
   type ProbeCallEnd,
+  upstreamRefusal,
 } from "./ends.ts";
 import { FrameRecorder } from "./frames.ts";
 import { withCanary } from "./instantiate.ts";
@@ -350,7 +351,8 @@ async function runModernIsolationCase(
     outcomes = [broken, broken];
     if (!started) notDriven = broken.detail;
     if (!started)
-      notApplicable = error instanceof ClientEraRefused ? error.message : upstreams[0]!.eraRefusal();
+      notApplicable =
+        error instanceof ClientEraRefused ? error.message : upstreamRefusal(upstreams[0], error);
   } finally {
     for (const upstream of upstreams) upstream.arm(undefined);
   }

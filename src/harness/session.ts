@@ -16,6 +16,7 @@ import {
   type InputFraming,
   type ProbeCallEnd,
   type Sequence,
+  upstreamRefusal,
 } from "./ends.ts";
 import { callFramesOf, FrameRecorder } from "./frames.ts";
 import type { LineChannel } from "./jsonrpc-peer.ts";
@@ -251,19 +252,17 @@ export class RelaySession {
     // The start-up's frames are held until the session has started (a failed start reports them).
     const startMark = session.recorder.mark();
     let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
     try {
       // The whole start-up (spawn, listening, initialize, tools/list) shares one deadline: startupTimeoutMs.
       const ms = options.profile.startupTimeoutMs;
       await Promise.race([
         session.start(),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () =>
-              reject(
-                new Error(`the relay did not start within ${ms} ms (waiting for ${session.waitingFor})`),
-              ),
-            ms,
-          );
+          timer = setTimeout(() => {
+            timedOut = true;
+            reject(new Error(`the relay did not start within ${ms} ms (waiting for ${session.waitingFor})`));
+          }, ms);
         }),
       ]);
     } catch (error) {
@@ -280,7 +279,7 @@ export class RelaySession {
         !understood,
         error instanceof ClientEraRefused
           ? error.message
-          : (session.upstreamEnd?.eraRefusal?.() ?? unbridged(options, error)),
+          : (upstreamRefusal(session.upstreamEnd, error, timedOut) ?? unbridged(options, error)),
       );
     } finally {
       clearTimeout(timer);

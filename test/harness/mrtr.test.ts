@@ -167,7 +167,7 @@ describe("ModernUpstream and ModernAnswerer (2026-07-28)", () => {
     expect(upstream.initializeAttempts).toBe(1);
   });
 
-  it("names what a relay whose client offered an older version sent and was answered, until it reaches the tools", async () => {
+  it("names what a relay whose client offered an older version sent and was answered, until it speaks the era", async () => {
     const { upstream, relay } = rawRelay();
     expect(upstream.eraRefusal()).toBeUndefined();
     await relay.request(
@@ -179,9 +179,9 @@ describe("ModernUpstream and ModernAnswerer (2026-07-28)", () => {
     expect(upstream.eraRefusal()).toBe(
       `the relay's upstream side does not speak 2026-07-28: its client sent initialize {"protocolVersion":"2025-11-25","capabilities":{"sampling":{}}} and the 2026-07-28 upstream answered error {"code":-32022,"message":"Unsupported protocol version: this server speaks 2026-07-28 only (use server/discover, no initialize)","data":{"supported":["2026-07-28"],"requested":"2025-11-25"}}`,
     );
-    // A relay that falls back to the era's discovery and lists the tools reaches this upstream: nothing to report.
+    // A relay that falls back to the era's discovery reaches this upstream (as the reference relay does): whatever
+    // ends its start afterwards is not the era's.
     await relay.request("server/discover", { _meta: meta }, 1000);
-    await relay.request("tools/list", { _meta: meta }, 1000);
     expect(upstream.eraRefusal()).toBeUndefined();
   });
 
