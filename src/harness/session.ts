@@ -277,9 +277,10 @@ export class RelaySession {
         frames,
         log ? log.slice(-RELAY_LOG_CHARS) : undefined,
         !understood,
+        // A relay that lists no upstream tool across era families does not bridge them, whatever its client tried.
         error instanceof ClientEraRefused
           ? error.message
-          : (upstreamRefusal(session.upstreamEnd, error, timedOut) ?? unbridged(options, error)),
+          : (unbridged(options, error) ?? upstreamRefusal(session.upstreamEnd, error, timedOut)),
       );
     } finally {
       clearTimeout(timer);
