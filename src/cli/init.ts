@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import { ROUNDTRIP_ROW } from "../model/case-key.ts";
 import { InputError } from "../model/errors.ts";
+import { EvidenceSchema } from "../model/evidence.ts";
 import { loadTarget, PROJECT_ROOT } from "../model/load.ts";
 import type { Cell } from "../model/results.ts";
 import { ERAS, type Era } from "../protocol/eras.ts";
@@ -11,6 +12,7 @@ import { resolveRunConfig } from "../run/config.ts";
 import { runPipeline } from "../run/pipeline.ts";
 import type { SetExit } from "./commands.ts";
 import { EXIT } from "./errors.ts";
+import { type EraProbe, type FoundEras, foundEras, smokeExit } from "./init-eras.ts";
 import type { CliIo } from "./io.ts";
 
 /**
@@ -24,8 +26,6 @@ import type { CliIo } from "./io.ts";
  */
 const TRANSPORTS = ["stdio", "streamable-http", "sse"] as const;
 type Transport = (typeof TRANSPORTS)[number];
-/** Round-trip statuses that mean the harness reached the relay at both ends in that era (it was judged). */
-const JUDGED = new Set(["pass", "fail", "warn", "partial"]);
 
 interface InitOptions {
   out: string;
@@ -145,54 +145,6 @@ export async function init(opts: InitOptions, relayCommand: string[], io: CliIo)
   return code;
 }
 
-/** What the smoke check found in one era: the round trip's cell status, and its reason. */
-export interface EraProbe {
-  era: Era;
-  status: string;
-  reason: string;
-}
-
-/** The eras a profile lists after the smoke check, with the comment that says what was found. */
-export interface FoundEras {
-  eras: Era[];
-  comment: string[];
-}
-
-const oneLine = (s: string, n = 420) => {
-  const line = s.replace(/\s+/g, " ").trim();
-  return line.length > n ? `${line.slice(0, n - 1)}…` : line;
-};
-
-/**
- * The eras the relay reached at both ends (its round trip was judged there, whatever the verdict), and a comment naming
- * why every other era is left out (the round trip's reason: which end refused, what it sent and was answered).
- * Undefined when it reached none: the profile then keeps every era, and the smoke check's lines say why. Pure.
- */
-export function foundEras(probes: EraProbe[]): FoundEras | undefined {
-  const reached = probes.filter((p) => JUDGED.has(p.status)).map((p) => p.era);
-  if (reached.length === 0) return undefined;
-  const left = probes.filter((p) => !JUDGED.has(p.status));
-  return {
-    eras: reached,
-    comment: [
-      `The eras init's smoke check (one round trip per era) found your relay reaches at both ends: ${reached.join(", ")}.`,
-      ...(left.length === 0
-        ? ["It reached every era."]
-        : [
-            "Left out (run --era to try one anyway):",
-            ...left.map((p) => `  ${p.era} (${p.status}): ${oneLine(p.reason)}`),
-          ]),
-    ],
-  };
-}
-
-/** The smoke check's exit code: every reached era passed (0); one failed, or none was judged but not for the harness (1). */
-function smokeExit(probes: EraProbe[]): number {
-  const judged = probes.filter((p) => JUDGED.has(p.status));
-  if (judged.length === 0) return probes.some((p) => p.status === "error") ? EXIT.harness : EXIT.failed;
-  return judged.every((p) => p.status === "pass") ? EXIT.ok : EXIT.failed;
-}
-
 /** The round trip once in every era, the eras side by side: can the harness drive this relay, and in which eras? */
 async function smokeCheck(file: string, io: CliIo): Promise<{ code: number; eras: FoundEras | undefined }> {
   const out = join(io.cwd, "mcpx-conform-report", `init-check-${basename(file).replace(/\.ya?ml$/, "")}`);
@@ -210,7 +162,9 @@ async function smokeCheck(file: string, io: CliIo): Promise<{ code: number; eras
     outcome.results.cells.find((c) => c.row === ROUNDTRIP_ROW && c.era === era);
   const probes: EraProbe[] = ERAS.map((era) => {
     const cell = cellOf(era);
-    return { era, status: cell?.status ?? "not-run", reason: cell?.cases[0]?.reason ?? "no round trip ran" };
+    const reason = cell?.cases[0]?.reason ?? "no round trip ran";
+    const negotiated = negotiatedIn(outcome.outDir, cell);
+    return { era, status: cell?.status ?? "not-run", reason, ...(negotiated ? { negotiated } : {}) };
   });
   for (const p of probes) io.stderr(`smoke check (${ROUNDTRIP_ROW} @${p.era}): ${p.status} — ${p.reason}\n`);
   const code = smokeExit(probes);
@@ -220,6 +174,17 @@ async function smokeCheck(file: string, io: CliIo): Promise<{ code: number; eras
       : `evidence: ${relative(io.cwd, outcome.outDir)}\n`,
   );
   return { code, eras: foundEras(probes) };
+}
+
+/** The versions each end of the relay spoke in a round trip, from its evidence (undefined when it has none). */
+function negotiatedIn(outDir: string, cell: Cell | undefined): EraProbe["negotiated"] {
+  const file = cell?.cases[0]?.evidence;
+  if (!file) return undefined;
+  try {
+    return EvidenceSchema.parse(JSON.parse(readFileSync(join(outDir, file), "utf8"))).negotiated;
+  } catch {
+    return undefined;
+  }
 }
 
 export function register(program: Command, setExit: SetExit, io: CliIo): void {

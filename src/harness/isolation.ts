@@ -352,7 +352,8 @@ async function runModernIsolationCase(
     if (!started) notDriven = broken.detail;
     if (!started)
       notApplicable =
-        error instanceof ClientEraRefused ? error.message : upstreamRefusal(upstreams[0], error);
+        upstreamRefusal(upstreams[0], error) ??
+        (error instanceof ClientEraRefused ? error.message : undefined);
   } finally {
     for (const upstream of upstreams) upstream.arm(undefined);
   }

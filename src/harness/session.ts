@@ -277,10 +277,12 @@ export class RelaySession {
         frames,
         log ? log.slice(-RELAY_LOG_CHARS) : undefined,
         !understood,
-        // A relay that lists no upstream tool across era families does not bridge them, whatever its client tried.
-        error instanceof ClientEraRefused
-          ? error.message
-          : (unbridged(options, error) ?? upstreamRefusal(session.upstreamEnd, error, timedOut)),
+        // A relay that lists no upstream tool across era families does not bridge them, whatever its client tried. An
+        // upstream refusal comes before a client-era refusal: a relay slow to answer server/discover whose tools/list
+        // failed for its upstream's refusal does serve the client; it is the upstream it cannot reach.
+        unbridged(options, error) ??
+          upstreamRefusal(session.upstreamEnd, error, timedOut) ??
+          (error instanceof ClientEraRefused ? error.message : undefined),
       );
     } finally {
       clearTimeout(timer);

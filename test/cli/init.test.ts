@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { foundEras, splitCommand } from "../../src/cli/init.ts";
+import { splitCommand } from "../../src/cli/init.ts";
+import { foundEras } from "../../src/cli/init-eras.ts";
 import { loadTarget } from "../../src/model/load.ts";
 import { cliInProcess, ROOT, tempDir } from "../helpers/cli.ts";
 
@@ -38,8 +39,10 @@ describe("mcpx-conform init: a commented profile, checked by one case", () => {
       "2025-11-25",
       "2026-07-28",
     ]);
-    expect(text).toMatch(
-      /^# The eras init's smoke check .* found your relay reaches at both ends: .*\n# It reached every era\.\neras: \[/m,
+    // One line per era in the comment above `eras:`, with the version each end of the relay spoke.
+    expect(text).toContain("# What init's smoke check found, one round trip per era:\n");
+    expect(text).toContain(
+      "#   2026-07-28: pass (its client side spoke 2026-07-28, its upstream side 2026-07-28)\neras: [",
     );
   });
 
@@ -74,19 +77,23 @@ describe("mcpx-conform init: a commented profile, checked by one case", () => {
   });
 
   it("lists the eras whose round trip was judged, and says why each other era was left out", () => {
+    const both = (v: string) => ({ upstream: v, downstream: v });
     const found = foundEras([
-      { era: "2024-11-05", status: "pass", reason: "ok" },
-      { era: "2025-03-26", status: "fail", reason: "changed the request" },
+      { era: "2024-11-05", status: "pass", reason: "ok", negotiated: both("2024-11-05") },
+      { era: "2025-03-26", status: "fail", reason: "changed the request", negotiated: both("2025-03-26") },
       { era: "2025-06-18", status: "error", reason: "the relay session could not start:\n timed out" },
       { era: "2025-11-25", status: "partial", reason: "ok" },
       { era: "2026-07-28", status: "n/a", reason: "the relay's upstream side does not speak 2026-07-28: …" },
     ]);
     // A failed round trip still reached the relay at both ends: that era is judged, the failure is the run's to show.
     expect(found?.eras).toEqual(["2024-11-05", "2025-03-26", "2025-11-25"]);
-    expect(found?.comment.slice(1)).toEqual([
-      "Left out (run --era to try one anyway):",
-      "  2025-06-18 (error): the relay session could not start: timed out",
-      "  2026-07-28 (n/a): the relay's upstream side does not speak 2026-07-28: …",
+    expect(found?.comment).toEqual([
+      "What init's smoke check found, one round trip per era (to try an era left out anyway: run --era):",
+      "  2024-11-05: pass (its client side spoke 2024-11-05, its upstream side 2024-11-05)",
+      "  2025-03-26: fail (its client side spoke 2025-03-26, its upstream side 2025-03-26)",
+      "  2025-06-18: left out (error): the relay session could not start: timed out",
+      "  2025-11-25: partial (its client side spoke ?, its upstream side ?)",
+      "  2026-07-28: left out (n/a): the relay's upstream side does not speak 2026-07-28: …",
     ]);
     // Reaching no era at all leaves the profile's eras out (every era, the default): the smoke check's lines say why.
     expect(foundEras([{ era: "2025-11-25", status: "error", reason: "x" }])).toBeUndefined();

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadTarget } from "../../src/model/load.ts";
@@ -94,7 +94,11 @@ for (const target of targets)
         expect(loadTarget(join(dir, "p.yaml")).eras).toEqual(LEGACY);
         const text = readFileSync(join(dir, "p.yaml"), "utf8");
         expect(text).toMatch(
-          /^# {3}2026-07-28 \(n\/a\): the relay's upstream side does not speak 2026-07-28: its client sent initialize .*-32022/m,
+          /^# {3}2026-07-28: left out \(n\/a\): the relay's upstream side does not speak 2026-07-28: its client sent initialize .*-32022/m,
+        );
+        // The eras it reached, with the version each end spoke.
+        expect(text).toContain(
+          "#   2025-11-25: pass (its client side spoke 2025-11-25, its upstream side 2025-11-25)\n",
         );
         expect(r.stderr).toMatch(
           /smoke check \(sampling-relay-roundtrip @2026-07-28\): n\/a — the relay's upstream side/,
@@ -102,3 +106,34 @@ for (const target of targets)
       });
     },
   );
+
+describe("legacy-upstream-client --silent-discover: a relay too slow to answer server/discover", () => {
+  it("is n/a for its upstream's refusal, not for refusing 2026-07-28 clients", async () => {
+    const dir = tempDir();
+    const relay = join(ROOT, "targets/foreign/relays/legacy-upstream-client.mjs");
+    const profile = join(dir, "silent.yaml");
+    writeFileSync(
+      profile,
+      `name: silent-discover\ncommand: ["node", ${JSON.stringify(relay)}, "--silent-discover", "--", "{{upstream.command}}"]\ndownstream: { transport: stdio }\nupstream: { transport: stdio }\nanswerer: { kind: client }\n`,
+    );
+    const out = join(dir, "out");
+    const args = [
+      "run",
+      "--target",
+      profile,
+      "--era",
+      "2026-07-28",
+      "--rows",
+      "sampling-relay-roundtrip",
+      "--out",
+      out,
+    ];
+    const r = await cliInProcess(args);
+    expect(r.code, r.stderr).toBe(0);
+    const results: Results = ResultsSchema.parse(JSON.parse(readFileSync(join(out, "results.json"), "utf8")));
+    const roundtrip = results.cells.find((c) => c.row === "sampling-relay-roundtrip")!;
+    // It serves 2026-07-28 clients (tools/list was refused for its upstream, which it could not reach): that is the reason.
+    expect(roundtrip.status).toBe("n/a");
+    expect(roundtrip.cases[0]?.reason).toMatch(REFUSAL);
+  });
+});

@@ -7,14 +7,19 @@
 // the upstream process instead: a correct pass-through in every legacy era. A 2026-07-28 client in front of a legacy
 // upstream (whose initialize succeeds) is not bridged: tools/list lists nothing.
 //
-//   node legacy-upstream-client.mjs -- COMMAND [ARGS…]
+//   node legacy-upstream-client.mjs [--silent-discover] -- COMMAND [ARGS…]
+//
+// --silent-discover: server/discover goes unanswered, as from a relay too slow to answer it in time (a Python relay
+// starting on a loaded machine): the 2026-07-28 client then learns only from tools/list, refused for the upstream.
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 
 const args = process.argv.slice(2);
 const command = args.includes("--") ? args.slice(args.indexOf("--") + 1) : args;
+const silentDiscover =
+  args.indexOf("--silent-discover") >= 0 && args.indexOf("--silent-discover") < args.indexOf("--");
 if (command.length === 0) {
-  process.stderr.write("usage: legacy-upstream-client.mjs -- COMMAND…\n");
+  process.stderr.write("usage: legacy-upstream-client.mjs [--silent-discover] -- COMMAND…\n");
   process.exit(2);
 }
 const toDownstream = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
@@ -54,6 +59,7 @@ lines.on("line", async (line) => {
     return void pipe.stdin.write(`${line}\n`);
   }
   if (message.id === undefined) return;
+  if (message.method === "server/discover" && silentDiscover) return;
   if (message.method === "server/discover")
     return toDownstream({
       jsonrpc: "2.0",
