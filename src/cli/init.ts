@@ -1,25 +1,31 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import { ROUNDTRIP_ROW } from "../model/case-key.ts";
 import { InputError } from "../model/errors.ts";
+import { EvidenceSchema } from "../model/evidence.ts";
 import { loadTarget, PROJECT_ROOT } from "../model/load.ts";
+import type { Cell } from "../model/results.ts";
+import { ERAS, type Era } from "../protocol/eras.ts";
 import { resolveRunConfig } from "../run/config.ts";
 import { runPipeline } from "../run/pipeline.ts";
 import type { SetExit } from "./commands.ts";
 import { EXIT } from "./errors.ts";
+import { type EraProbe, type FoundEras, foundEras, smokeExit } from "./init-eras.ts";
 import type { CliIo } from "./io.ts";
 
 /**
  * `mcpx-conform init [options] [-- RELAY_COMMAND…]`: writes a commented target profile (with the JSON Schema editors
- * use, `# yaml-language-server: $schema=…`), loads it back through the real schema, and runs a one-case smoke check
- * (the round trip, in the newest legacy era) so the user learns at once whether the harness can drive the relay.
+ * use, `# yaml-language-server: $schema=…`), loads it back through the real schema, and runs a smoke check (the round
+ * trip once per era, the eras side by side) so the user learns at once whether the harness can drive the relay, and in
+ * which eras: the profile gets `eras:` with the eras the relay reached at both ends, and a comment naming why each
+ * other era was left out (the relay does not serve that era's clients, or its upstream side cannot reach that era's
+ * upstream), so a first `run` judges what the relay does instead of what it cannot reach.
  * Values not given as flags are asked on a terminal; elsewhere a missing command is an error (exit 2).
  */
 const TRANSPORTS = ["stdio", "streamable-http", "sse"] as const;
 type Transport = (typeof TRANSPORTS)[number];
-const SMOKE_ERA = "2025-11-25";
 
 interface InitOptions {
   out: string;
@@ -52,6 +58,8 @@ export function profileText(p: {
   downstream: Transport;
   url: string | undefined;
   upstream: Transport;
+  /** The eras the smoke check found the relay reaches, and the comment saying what it found. */
+  eras?: FoundEras;
 }): string {
   const downstream =
     p.downstream === "stdio"
@@ -71,6 +79,7 @@ export function profileText(p: {
     `upstream: { transport: ${p.upstream} }`,
     "# Who answers sampling: the harness's MCP client (client), or a person at your relay's review surface (review).",
     "answerer: { kind: client }",
+    ...(p.eras ? [...p.eras.comment.map((line) => `# ${line}`), `eras: [${p.eras.eras.join(", ")}]`] : []),
     "# The whole start-up (spawn, listening, initialize, tools/list) must end within this.",
     "startupTimeoutMs: 15000",
     "# Your relay's own deadline for an unanswered sampling question (the expiry cases wait it out).",
@@ -120,21 +129,28 @@ export async function init(opts: InitOptions, relayCommand: string[], io: CliIo)
       ? transport(await ask("Upstream transport (stdio, streamable-http, sse)", "stdio"), "upstream")
       : "stdio")!;
   const schema = relative(dirname(file), join(PROJECT_ROOT, "dist/schemas/target.schema.json"));
+  const profile = { schema, name, command, downstream, url: opts.url, upstream };
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, profileText({ schema, name, command, downstream, url: opts.url, upstream }));
+  writeFileSync(file, profileText(profile));
   // Loaded back through the real schema: a bad name, transport or placeholder is found now, not at the first run.
   loadTarget(file);
   io.stderr(`wrote ${relative(io.cwd, file) || file}\n`);
   if (opts.check === false) return EXIT.ok;
-  return smokeCheck(file, io);
+  const { code, eras } = await smokeCheck(file, io);
+  if (eras) {
+    writeFileSync(file, profileText({ ...profile, eras }));
+    loadTarget(file);
+    io.stderr(`eras: [${eras.eras.join(", ")}] written to ${relative(io.cwd, file) || file}\n`);
+  }
+  return code;
 }
 
-/** One case, the round trip in the newest legacy era: can the harness drive this relay at all? */
-async function smokeCheck(file: string, io: CliIo): Promise<number> {
+/** The round trip once in every era, the eras side by side: can the harness drive this relay, and in which eras? */
+async function smokeCheck(file: string, io: CliIo): Promise<{ code: number; eras: FoundEras | undefined }> {
   const out = join(io.cwd, "mcpx-conform-report", `init-check-${basename(file).replace(/\.ya?ml$/, "")}`);
   const config = resolveRunConfig({
     target: file,
-    era: SMOKE_ERA,
+    era: ERAS.join(","),
     rows: ROUNDTRIP_ROW,
     out,
     reporter: "json",
@@ -142,15 +158,33 @@ async function smokeCheck(file: string, io: CliIo): Promise<number> {
     cwd: io.cwd,
   });
   const outcome = await runPipeline(config);
-  const cell = outcome.results.cells.find((c) => c.row === ROUNDTRIP_ROW);
-  const reason = cell?.cases[0]?.reason ?? "no round trip ran";
+  const cellOf = (era: Era): Cell | undefined =>
+    outcome.results.cells.find((c) => c.row === ROUNDTRIP_ROW && c.era === era);
+  const probes: EraProbe[] = ERAS.map((era) => {
+    const cell = cellOf(era);
+    const reason = cell?.cases[0]?.reason ?? "no round trip ran";
+    const negotiated = negotiatedIn(outcome.outDir, cell);
+    return { era, status: cell?.status ?? "not-run", reason, ...(negotiated ? { negotiated } : {}) };
+  });
+  for (const p of probes) io.stderr(`smoke check (${ROUNDTRIP_ROW} @${p.era}): ${p.status} — ${p.reason}\n`);
+  const code = smokeExit(probes);
   io.stderr(
-    `smoke check (${ROUNDTRIP_ROW} @${SMOKE_ERA}): ${cell?.status ?? "not-run"} — ${reason}\n` +
-      (cell?.status === "pass"
-        ? `next: npx mcpx-conform run --target ${relative(io.cwd, file) || file}\n`
-        : `evidence: ${relative(io.cwd, outcome.outDir)}\n`),
+    code === EXIT.ok
+      ? `next: npx mcpx-conform run --target ${relative(io.cwd, file) || file}\n`
+      : `evidence: ${relative(io.cwd, outcome.outDir)}\n`,
   );
-  return cell?.status === "pass" ? EXIT.ok : cell?.status === "error" ? EXIT.harness : EXIT.failed;
+  return { code, eras: foundEras(probes) };
+}
+
+/** The versions each end of the relay spoke in a round trip, from its evidence (undefined when it has none). */
+function negotiatedIn(outDir: string, cell: Cell | undefined): EraProbe["negotiated"] {
+  const file = cell?.cases[0]?.evidence;
+  if (!file) return undefined;
+  try {
+    return EvidenceSchema.parse(JSON.parse(readFileSync(join(outDir, file), "utf8"))).negotiated;
+  } catch {
+    return undefined;
+  }
 }
 
 export function register(program: Command, setExit: SetExit, io: CliIo): void {

@@ -1,6 +1,6 @@
 import type { Answer } from "../model/case.ts";
 import type { SequenceEntry, UpstreamOutcome } from "../model/evidence.ts";
-import type { JsonRpcPeer, JsonRpcResponse } from "./jsonrpc-peer.ts";
+import { type JsonRpcPeer, type JsonRpcResponse, PeerTimeoutError } from "./jsonrpc-peer.ts";
 import type { Probe } from "./upstream.ts";
 
 /**
@@ -79,6 +79,11 @@ export interface HarnessUpstream {
   expireSettled?(caseKey: string): boolean;
   /** 2026-07-28: the requestState the upstream sent for this case's input_required, while it awaits the retry. */
   requestStateOf?(caseKey: string): string | undefined;
+  /**
+   * Why the relay's upstream side cannot reach this upstream's era (its client offered an older version and was
+   * refused, and never reached the tools), quoting what was sent and answered; undefined when it can, or did.
+   */
+  eraRefusal?(): string | undefined;
 }
 
 export interface HarnessAnswerer {
@@ -159,4 +164,18 @@ export class ClientEraRefused extends ClientShapeRefused {
   constructor(era: string, how: string) {
     super(`the relay does not serve ${era} clients: ${how}`);
   }
+}
+
+/**
+ * The relay's upstream side cannot reach the session's upstream (its client offered an older version, was refused, and
+ * never spoke the era: HarnessUpstream.eraRefusal), and the relay then failed the start on its own (an error, an exit):
+ * the cases that need that upstream are n/a. A start the harness gave up waiting for (`timedOut`, or a request of its
+ * own that timed out) proves nothing of the kind: the relay may have been about to fall back to the era.
+ */
+export function upstreamRefusal(
+  upstream: HarnessUpstream | undefined,
+  error: unknown,
+  timedOut = false,
+): string | undefined {
+  return timedOut || error instanceof PeerTimeoutError ? undefined : upstream?.eraRefusal?.();
 }

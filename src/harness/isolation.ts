@@ -11,6 +11,7 @@ import {
   callProbeAndRace,
   describeCallEnd,
   type ProbeCallEnd,
+  upstreamRefusal,
 } from "./ends.ts";
 import { FrameRecorder } from "./frames.ts";
 import { withCanary } from "./instantiate.ts";
@@ -349,7 +350,10 @@ async function runModernIsolationCase(
     };
     outcomes = [broken, broken];
     if (!started) notDriven = broken.detail;
-    if (!started && error instanceof ClientShapeRefused) notApplicable = error.message;
+    if (!started)
+      notApplicable =
+        upstreamRefusal(upstreams[0], error) ??
+        (error instanceof ClientShapeRefused ? error.message : undefined);
   } finally {
     for (const upstream of upstreams) upstream.arm(undefined);
   }

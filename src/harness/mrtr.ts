@@ -92,6 +92,10 @@ export class ModernUpstream implements HarnessUpstream {
   declaredVersion: unknown;
   /** initialize requests the relay sent (each refused with -32022). */
   initializeAttempts = 0;
+  /** The first request the upstream refused before the relay spoke the era (what was sent, what was answered). */
+  private firstRefusal: { method: string; params: unknown; error: Record<string, unknown> } | undefined;
+  /** The relay has discovered this upstream, or listed or called its tools: it speaks the era. */
+  private spokeEra = false;
   readonly strayCalls: unknown[] = [];
   /** Probes armed and not yet called, by case key (a case still settling keeps its own while the next one runs). */
   private readonly armed = new Map<string, ArmedProbe>();
@@ -170,7 +174,27 @@ export class ModernUpstream implements HarnessUpstream {
     if (meta[META.protocolVersion] === MRTR_ERA) this.negotiated = MRTR_ERA;
   }
 
+  /**
+   * Why the relay's upstream side cannot reach this upstream, when it cannot: it sent requests the upstream refused
+   * (an initialize offering an older version, refused with -32022) and never completed the era's discovery nor
+   * reached the tools. The reason quotes what its client sent and what it was answered.
+   */
+  eraRefusal(): string | undefined {
+    const refused = this.firstRefusal;
+    if (!refused || this.spokeEra) return undefined;
+    return `the relay's upstream side does not speak ${MRTR_ERA}: its client sent ${refused.method} ${clip(JSON.stringify(refused.params) ?? "", 240)} and the ${MRTR_ERA} upstream answered error ${clip(JSON.stringify(refused.error), 300)}`;
+  }
+
   private async handle(method: string, params: any) {
+    const response = await this.respond(method, params);
+    if (method === "server/discover" || method === "tools/list" || method === "tools/call")
+      this.spokeEra = true;
+    else if ("error" in response && !this.spokeEra)
+      this.firstRefusal ??= { method, params, error: response.error as Record<string, unknown> };
+    return response;
+  }
+
+  private async respond(method: string, params: any) {
     this.noteMeta(params);
     switch (method) {
       case "server/discover":

@@ -16,6 +16,7 @@ import {
   type InputFraming,
   type ProbeCallEnd,
   type Sequence,
+  upstreamRefusal,
 } from "./ends.ts";
 import { callFramesOf, FrameRecorder } from "./frames.ts";
 import type { JsonRpcId, LineChannel } from "./jsonrpc-peer.ts";
@@ -151,7 +152,10 @@ export class SessionStartError extends Error {
     readonly relayLog: string | undefined,
     /** The relay sent nothing the harness could read as JSON-RPC: its failure does not depend on the session's era or capabilities. */
     readonly silent = false,
-    /** The relay does not serve the downstream's era (ClientShapeRefused): the cases that need it are n/a. */
+    /**
+     * The relay does not serve the downstream's era (ClientShapeRefused), or its upstream side cannot reach the
+     * upstream's (HarnessUpstream.eraRefusal): the cases that need that session shape are n/a.
+     */
     readonly refused?: string,
   ) {
     super(message);
@@ -251,19 +255,17 @@ export class RelaySession {
     // The start-up's frames are held until the session has started (a failed start reports them).
     const startMark = session.recorder.mark();
     let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
     try {
       // The whole start-up (spawn, listening, initialize, tools/list) shares one deadline: startupTimeoutMs.
       const ms = options.profile.startupTimeoutMs;
       await Promise.race([
         session.start(),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () =>
-              reject(
-                new Error(`the relay did not start within ${ms} ms (waiting for ${session.waitingFor})`),
-              ),
-            ms,
-          );
+          timer = setTimeout(() => {
+            timedOut = true;
+            reject(new Error(`the relay did not start within ${ms} ms (waiting for ${session.waitingFor})`));
+          }, ms);
         }),
       ]);
     } catch (error) {
@@ -278,7 +280,12 @@ export class RelaySession {
         frames,
         log ? log.slice(-RELAY_LOG_CHARS) : undefined,
         !understood,
-        error instanceof ClientShapeRefused ? error.message : unbridged(options, error),
+        // A relay that lists no upstream tool across era families does not bridge them, whatever its client tried. An
+        // upstream refusal comes before a client-era refusal: a relay slow to answer server/discover whose tools/list
+        // failed for its upstream's refusal does serve the client; it is the upstream it cannot reach.
+        unbridged(options, error) ??
+          upstreamRefusal(session.upstreamEnd, error, timedOut) ??
+          (error instanceof ClientShapeRefused ? error.message : undefined),
       );
     } finally {
       clearTimeout(timer);

@@ -167,6 +167,31 @@ describe("ModernUpstream and ModernAnswerer (2026-07-28)", () => {
     expect(upstream.initializeAttempts).toBe(1);
   });
 
+  it("names what a relay whose client offered an older version sent and was answered, until it speaks the era", async () => {
+    const { upstream, relay } = rawRelay();
+    expect(upstream.eraRefusal()).toBeUndefined();
+    await relay.request(
+      "initialize",
+      { protocolVersion: "2025-11-25", capabilities: { sampling: {} } },
+      1000,
+    );
+    // Quoted as sent and as answered: the relay's initialize params, the -32022 error with its data.
+    expect(upstream.eraRefusal()).toBe(
+      `the relay's upstream side does not speak 2026-07-28: its client sent initialize {"protocolVersion":"2025-11-25","capabilities":{"sampling":{}}} and the 2026-07-28 upstream answered error {"code":-32022,"message":"Unsupported protocol version: this server speaks 2026-07-28 only (use server/discover, no initialize)","data":{"supported":["2026-07-28"],"requested":"2025-11-25"}}`,
+    );
+    // A relay that falls back to the era's discovery reaches this upstream (as the reference relay does): whatever
+    // ends its start afterwards is not the era's.
+    await relay.request("server/discover", { _meta: meta }, 1000);
+    expect(upstream.eraRefusal()).toBeUndefined();
+  });
+
+  it("does not blame the upstream side of a relay that reached the tools first", async () => {
+    const { upstream, relay } = rawRelay();
+    await relay.request("tools/list", { _meta: meta }, 1000);
+    await relay.request("initialize", { protocolVersion: "2025-11-25", capabilities: {} }, 1000);
+    expect(upstream.eraRefusal()).toBeUndefined();
+  });
+
   it("records a retry without the key as withheld, and one under the pinned key as the result", async () => {
     const { upstream, relay } = rawRelay();
     let outcome = armed(upstream, 2000, { key: "a/b~c", requestState: "s1" });
