@@ -55,6 +55,7 @@ export const UNIT = [
   "test/matrix/mcpx.test.ts",
   "test/matrix/pr-comment.test.ts",
   "test/matrix/register.test.ts",
+  "test/matrix/root-cause.test.ts",
   "test/matrix/site.test.ts",
   "test/run/config.test.ts",
   "test/run/plan.test.ts",

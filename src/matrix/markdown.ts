@@ -157,7 +157,49 @@ export function mdCellContent(
 }
 
 /** The run's verdict in one line; `glyphs: false` for pages that must read without an emoji font (matrix.html). */
+/**
+ * Per era, the root causes that account for several failing cells (fail or warn): cells whose every failing case rests
+ * on one failed row (`rootCause`, the era's round trip), so a reader sees one defect, not forty. The rows still fail:
+ * a missing prerequisite is not a pass.
+ */
+export function rootCauses(
+  results: Results,
+): Array<{ era: string; row: string; cells: number; failing: number }> {
+  const out: Array<{ era: string; row: string; cells: number; failing: number }> = [];
+  for (const era of runEras(results)) {
+    const failing = results.cells.filter(
+      (c) => c.era === era && (c.status === "fail" || c.status === "warn"),
+    );
+    const byRoot = new Map<string, number>();
+    for (const cell of failing) {
+      const misses = cell.cases.filter((k) => k.status === "fail" || k.status === "warn");
+      const roots = new Set(misses.map((k) => k.rootCause));
+      const [root] = roots;
+      if (misses.length > 0 && roots.size === 1 && root !== undefined)
+        byRoot.set(root, (byRoot.get(root) ?? 0) + 1);
+    }
+    for (const [row, cells] of byRoot) if (cells >= 2) out.push({ era, row, cells, failing: failing.length });
+  }
+  return out;
+}
+
+/** rootCauses as one sentence ("" when there are none). */
+export function rootCauseText(results: Results): string {
+  return rootCauses(results)
+    .map(
+      (r) =>
+        `${r.cells} of the ${r.failing} cells that fail or warn in ${r.era} follow from one root cause: ${r.row} failed there, so their cases did not run or prove nothing`,
+    )
+    .join("; ");
+}
+
 export function verdictLine(results: Results, glyphs = true): string {
+  const roots = rootCauseText(results);
+  const line = verdictWithoutRoots(results, glyphs);
+  return roots ? `${line} (${roots})` : line;
+}
+
+function verdictWithoutRoots(results: Results, glyphs: boolean): string {
   const mark = (s: "pass" | "fail" | "warn") => (glyphs ? `${CELL_GLYPH[s]} ` : "");
   const failing = results.cells.filter((c) => c.status === "fail" || c.status === "error");
   const attention = results.cells.filter((c) => ATTENTION_STATUSES.has(c.status));

@@ -3,6 +3,7 @@ import type { Cell, CellStatus, Results } from "../model/results.ts";
 import { type Package, packageUrl } from "../model/target.ts";
 import { ERAS, type Era } from "../protocol/eras.ts";
 import { statusClass } from "./html.ts";
+import { rootCauseText } from "./markdown.ts";
 import {
   cellKey,
   compareCells,
@@ -333,6 +334,7 @@ function relayView(relay: SiteRelay, register: Register | undefined, changes: Ce
     name: relay.name,
     results: relay.results,
     package: packageView(relay.results),
+    rootCauses: rootCauseText(relay.results),
     reproduce: reproduceCommand(relay.results),
     badge,
     badgeCss: `badge-${badge.color}`,

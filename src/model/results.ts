@@ -29,6 +29,11 @@ export const CaseResultSchema = z.object({
    */
   covers: z.object({ indexes: z.array(z.string()), contentTypes: z.array(z.string()) }).optional(),
   /**
+   * The row whose failure this case's verdict follows from (the era's round trip, `sampling-relay-roundtrip`): the
+   * case did not run, or proves nothing, because that row failed. Reports count such cells as one root cause.
+   */
+  rootCause: z.string().optional(),
+  /**
    * With status `skip`: the case does not apply to this target at all (e.g. a Streamable HTTP stream case against a
    * stdio upstream), so a cell of such cases alone is `n/a` with the reason, not `not-run`.
    */

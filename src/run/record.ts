@@ -59,6 +59,20 @@ export function writeEvidence(
   return { rel, sha: writeTextFile(outDir, rel, fitted.text), bytes: fitted.bytes };
 }
 
+/** The row every era's other cases rest on (its failure is their prerequisite's). */
+const ROUNDTRIP_ROW = "sampling-relay-roundtrip";
+
+/** A failing verdict that is its era's failed round trip, not the case's own finding (applyPrerequisite, notRunVerdict). */
+function restsOnPrerequisite(verdict: {
+  status: string;
+  checks: Array<{ id: string; ok: boolean }>;
+}): boolean {
+  return (
+    (verdict.status === "fail" || verdict.status === "warn") &&
+    verdict.checks.some((c) => c.id === "prerequisite" && !c.ok)
+  );
+}
+
 /**
  * A judged run as case results: one in its own cell, plus one in every other cell a finding of it counts toward (a
  * validator finding on a delivered message), pointing at the same evidence.
@@ -84,6 +98,7 @@ export function caseResultsOf(
         evidenceSha256: sha,
         durationMs: j.run.durationMs,
         ...(j.verdict.na ? { na: true } : {}),
+        ...(restsOnPrerequisite(j.verdict) ? { rootCause: ROUNDTRIP_ROW } : {}),
         ...(j.credited ? { checks: j.credited } : {}),
       },
       ...(j.covers ? { covers: j.covers } : {}),
