@@ -99,6 +99,21 @@ const EXPECTED: Record<string, Record<string, string>> = {
   "fastmcp-url-stdio": { ...FASTMCP, [`${ISOLATION}/intermediary`]: "n/a" },
   // Each front session proxies with backend sessions of its own: the sessions stay apart.
   "fastmcp-http-http": { ...FASTMCP, [`${ISOLATION}/intermediary`]: "pass" },
+  // PyPI relays of issue #31 (docs/real-relays.md, "Survey: PyPI").
+  // mcp-stdio 0.45.2 --transport sse: a line pipe (every SSE event to stdout, every stdin line POSTed), read like mcp-remote-sse.
+  "mcp-stdio-0.45.2-sse": { ...PASS_THROUGH, [`${ISOLATION}/intermediary`]: "n/a" },
+  // mcp-stdio 0.45.2 --protocol-era modern: input_required and its retry pass through to a 2026-07-28 client; in
+  // front of a legacy client each inputRequests entry becomes a sampling/createMessage and the answers one retry, but
+  // a minted request nobody answers is never given up (no deadline), so the bridging row fails on its expiry case.
+  "mcp-stdio-0.45.2-modern": {
+    "sampling-relay-roundtrip/intermediary": "pass",
+    "sampling-relay-content-unchanged/intermediary": "pass",
+    "sampling-mrtr-request-state-echoed/client": "pass",
+    "sampling-mrtr-retry-new-id/client": "pass",
+    "sampling-both-validate-message-content/client": "fail",
+    "sampling-relay-adapts-to-downstream-era/intermediary": "fail",
+    [`${ISOLATION}/intermediary`]: "n/a",
+  },
 };
 
 function readResults(dir: string): Results {
