@@ -114,6 +114,18 @@ const EXPECTED: Record<string, Record<string, string>> = {
     "sampling-relay-adapts-to-downstream-era/intermediary": "fail",
     [`${ISOLATION}/intermediary`]: "n/a",
   },
+  // FastMCP 4.2.3, the newest release: as 4.0.10 but the legacy-era result is relayed as the SDK parsed it (model,
+  // stopReason and role kept; unknown fields still dropped), so a custom stopReason now reaches the upstream.
+  "fastmcp-4.2.3-url-stdio": {
+    ...FASTMCP,
+    "sampling-stopreason-custom-values/client": "pass",
+    [`${ISOLATION}/intermediary`]: "n/a",
+  },
+  "fastmcp-4.2.3-http-http": {
+    ...FASTMCP,
+    "sampling-stopreason-custom-values/client": "pass",
+    [`${ISOLATION}/intermediary`]: "pass",
+  },
 };
 
 function readResults(dir: string): Results {
