@@ -146,6 +146,8 @@ const EXPECTED: Record<string, Record<string, string>> = {
     "sampling-human-in-loop-can-deny/client": "partial",
     [`${ISOLATION}/intermediary`]: "n/a",
   },
+  // mcp-stdio-bridge 1.5.0 --mode proxy: a JSON pump between each SSE session and an upstream process of its own.
+  "mcp-stdio-bridge-1.5.0-proxy": { ...PASS_THROUGH, [`${ISOLATION}/intermediary`]: "pass" },
 };
 
 function readResults(dir: string): Results {
