@@ -148,6 +148,13 @@ const EXPECTED: Record<string, Record<string, string>> = {
   },
   // mcp-stdio-bridge 1.5.0 --mode proxy: a JSON pump between each SSE session and an upstream process of its own.
   "mcp-stdio-bridge-1.5.0-proxy": { ...PASS_THROUGH, [`${ISOLATION}/intermediary`]: "pass" },
+  // mcp-sse-proxy 0.1.4: a line pipe that drops every line before initialize, so a 2026-07-28 client gets no answer:
+  // the 2024-11-05 bridges it would need are n/a (the harness's reading of that silence, targets/foreign/initialize-first).
+  "mcp-sse-proxy-0.1.4": {
+    ...PASS_THROUGH,
+    "sampling-relay-adapts-to-downstream-era/intermediary@2024-11-05": "n/a",
+    [`${ISOLATION}/intermediary`]: "n/a",
+  },
 };
 
 function readResults(dir: string): Results {
