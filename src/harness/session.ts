@@ -162,16 +162,29 @@ export class SessionStartError extends Error {
   }
 }
 
+/** The start-up deadline passed (the relay is alive but did not finish starting in time). */
+class StartTimedOut extends Error {}
+
 /**
  * A session whose ends speak different era families (a 2026-07-28 client with a legacy upstream, or the other way)
- * that started but lists no upstream tool: the relay does not bridge that pairing (it reaches no upstream in it), so
- * the cases that need it are n/a, with that reason; sessions of one family are not affected.
+ * that started but lists no upstream tool, or that never started because the relay answered none of the client's
+ * requests before the start-up deadline (a line pipe that drops everything before an `initialize` a 2026-07-28 client
+ * never sends): the relay does not bridge that pairing, so the cases that need it are n/a, with that reason; sessions
+ * of one family are not affected (the same silence there stays an `error`).
  */
-function unbridged(options: SessionOptions, error: unknown): string | undefined {
+function unbridged(options: SessionOptions, error: unknown, frames: Frame[]): string | undefined {
   const down = options.downstreamEra ?? options.era;
-  if (!(error instanceof ProbeToolMissing) || isModernEra(down) === isModernEra(options.era))
-    return undefined;
-  return `the relay does not bridge a ${down} client to a ${options.era} upstream: ${error.message}`;
+  if (isModernEra(down) === isModernEra(options.era)) return undefined;
+  const how = `the relay does not bridge a ${down} client to a ${options.era} upstream`;
+  if (error instanceof ProbeToolMissing) return `${how}: ${error.message}`;
+  const toClient = frames.some((f) => f.end === "downstream" && f.dir === "from-relay");
+  if (!(error instanceof StartTimedOut) || toClient) return undefined;
+  const asked = frames
+    .filter((f) => f.end === "downstream" && f.dir === "to-relay")
+    .map((f) => (f.message as { method?: unknown } | undefined)?.method)
+    .filter((m): m is string => typeof m === "string");
+  const requests = asked.length > 0 ? ` (${[...new Set(asked)].join(", ")})` : "";
+  return `${how}: it answered none of the client's requests${requests} within the ${options.profile.startupTimeoutMs} ms start-up deadline`;
 }
 
 /** What the relay wrote that is not JSON-RPC, quoted (the evidence keeps every such line whole). */
@@ -264,7 +277,11 @@ export class RelaySession {
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => {
             timedOut = true;
-            reject(new Error(`the relay did not start within ${ms} ms (waiting for ${session.waitingFor})`));
+            reject(
+              new StartTimedOut(
+                `the relay did not start within ${ms} ms (waiting for ${session.waitingFor})`,
+              ),
+            );
           }, ms);
         }),
       ]);
@@ -283,7 +300,7 @@ export class RelaySession {
         // A relay that lists no upstream tool across era families does not bridge them, whatever its client tried. An
         // upstream refusal comes before a client-era refusal: a relay slow to answer server/discover whose tools/list
         // failed for its upstream's refusal does serve the client; it is the upstream it cannot reach.
-        unbridged(options, error) ??
+        unbridged(options, error, frames) ??
           upstreamRefusal(session.upstreamEnd, error, timedOut) ??
           (error instanceof ClientShapeRefused ? error.message : undefined),
       );

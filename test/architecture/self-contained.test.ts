@@ -12,7 +12,7 @@ const OUTSIDE =
   /\/work\/shared\b|\.\.\/shared\/(?:reference|DESIGN|STYLE)|\/work\/main\b|mcpx-notes|spec-sampling\.md/;
 /** Not the project's own text: installed, built, generated or run output, and pictures. */
 const SKIP =
-  /^(?:node_modules|\.git|dist|\.venv-relays|coverage|\.stryker-tmp|reports|mcpx-conform-report|matrix\/targets)(?:\/|$)|\.(?:png|log)$/;
+  /^(?:node_modules|\.git|dist|\.venv-relays|\.go-relays|\.cargo-relays|\.java-relays|coverage|\.stryker-tmp|reports|mcpx-conform-report|matrix\/targets)(?:\/|$)|\.(?:png|log)$/;
 const THIS = "test/architecture/self-contained.test.ts";
 
 function projectFiles(dir: string): string[] {

@@ -88,6 +88,12 @@ const runs = {
     ],
   },
   perSessionHttp: { target: "targets/foreign/per-session-gateway-http.yaml", eras: [], rows: [] },
+  initializeFirst: {
+    target: "targets/foreign/initialize-first.yaml",
+    eras: ["2024-11-05"],
+    // 2024-11-05: two bridges need a 2026-07-28 client (the pipe never answers it), one bridges two legacy eras.
+    rows: ["sampling-relay-roundtrip", "sampling-relay-adapts-to-downstream-era"],
+  },
 } satisfies Record<string, Run>;
 // Each twin runs what its counterpart runs.
 Object.assign(runs.errors200, { eras: runs.errors400.eras, rows: runs.errors400.rows });
@@ -221,6 +227,28 @@ describe("a gateway that answers 2026-07-28 clients with HTTP 400 (legacy sessio
         );
       }
     }
+  });
+});
+
+describe("a line pipe that drops everything before the client's initialize (mcp-sse-proxy's shape)", () => {
+  it("makes the bridges that need a 2026-07-28 client n/a, saying the relay answered none of its requests, never error", () => {
+    const results = resultsOf(runs.initializeFirst);
+    expect(results.cells.filter((c) => c.status === "error").map(describeCell)).toEqual([]);
+    const cases = new Map(
+      results.cells
+        .filter((c) => c.row === "sampling-relay-adapts-to-downstream-era")
+        .flatMap((c) => c.cases.map((k) => [k.id, k])),
+    );
+    for (const id of ["legacy-upstream-to-mrtr-answerer", "mrtr-array-result-to-older-upstream"]) {
+      expect(cases.get(id)?.status, id).toBe("skip");
+      expect(cases.get(id)?.na, id).toBe(true);
+      expect(cases.get(id)?.reason, id).toMatch(
+        /^the relay does not bridge a 2026-07-28 client to a 2024-11-05 upstream: it answered none of the client's requests \(server\/discover[^)]*\) within the 15000 ms start-up deadline/,
+      );
+    }
+    // The legacy client is served as the independent relay behind the pipe serves it.
+    expect(cases.get("array-result-to-older-upstream")?.status).toBe("pass");
+    expect(results.cells.find((c) => c.row === "sampling-relay-roundtrip")?.status).toBe("pass");
   });
 });
 

@@ -148,6 +148,80 @@ const EXPECTED: Record<string, Record<string, string>> = {
     "sampling-relay-expiry-reported/intermediary": "warn",
     [`${ISOLATION}/intermediary`]: "pass",
   },
+  // PyPI relays of issue #31 (docs/real-relays.md, "Survey: PyPI").
+  // mcp-stdio 0.45.2 --transport sse: a line pipe (every SSE event to stdout, every stdin line POSTed), read like mcp-remote-sse.
+  "mcp-stdio-0.45.2-sse": { ...PASS_THROUGH, [`${ISOLATION}/intermediary`]: "n/a" },
+  // mcp-stdio 0.45.2 --protocol-era modern: input_required and its retry pass through to a 2026-07-28 client; in
+  // front of a legacy client each inputRequests entry becomes a sampling/createMessage and the answers one retry, but
+  // a minted request nobody answers is never given up (no deadline), so the bridging row fails on its expiry case.
+  "mcp-stdio-0.45.2-modern": {
+    "sampling-relay-roundtrip/intermediary": "pass",
+    "sampling-relay-content-unchanged/intermediary": "pass",
+    "sampling-mrtr-request-state-echoed/client": "pass",
+    "sampling-mrtr-retry-new-id/client": "pass",
+    "sampling-both-validate-message-content/client": "fail",
+    "sampling-relay-adapts-to-downstream-era/intermediary": "fail",
+    [`${ISOLATION}/intermediary`]: "n/a",
+  },
+  // FastMCP 4.2.3, the newest release: as 4.0.10 but the legacy-era result is relayed as the SDK parsed it (model,
+  // stopReason and role kept; unknown fields still dropped), so a custom stopReason now reaches the upstream.
+  // In 2024-11-05 too: an audio answer, not part of that era, now reaches the upstream (no rebuild any more).
+  "fastmcp-4.2.3-url-stdio": {
+    ...Object.fromEntries(Object.entries(FASTMCP).filter(([key]) => key !== "sampling-result-schema/server")),
+    "sampling-result-schema/server@2024-11-05": "fail",
+    "sampling-result-schema/server@2025-11-25": "pass",
+    "sampling-result-schema/server@2026-07-28": "pass",
+    "sampling-stopreason-custom-values/client": "pass",
+    [`${ISOLATION}/intermediary`]: "n/a",
+  },
+  "fastmcp-4.2.3-http-http": {
+    ...FASTMCP,
+    "sampling-stopreason-custom-values/client": "pass",
+    [`${ISOLATION}/intermediary`]: "pass",
+  },
+  // FastMCP 4.2.3 with a stdio backend (fastmcp run mcp.json), 2026-07-28 only: sampling inside results; one kept-alive
+  // backend process, so the retry is a new id on the same connection (the URL modes reuse id 1 on a fresh client).
+  "fastmcp-4.2.3-config-stdio": {
+    "sampling-relay-roundtrip/intermediary": "pass",
+    "sampling-relay-content-unchanged/intermediary": "fail",
+    "sampling-result-schema/server": "pass",
+    "sampling-request-params-schema/client": "fail",
+    "sampling-both-validate-message-content/client": "fail",
+    "sampling-client-declare-tools-capability/client": "fail",
+    "sampling-mrtr-request-state-echoed/client": "pass",
+    "sampling-mrtr-retry-new-id/client": "pass",
+    "sampling-relay-adapts-to-downstream-era/intermediary": "n/a",
+    [`${ISOLATION}/intermediary`]: "n/a",
+  },
+  // MCP Proxy for AWS 1.7.0 on FastMCP 3.4.11: one backend session for the process; the 4.0.10-style rebuilt result
+  // (model "fastmcp-client", a text block, so a 2024-11-05 audio answer becomes "" instead of being refused), every
+  // answerer error as -32603, no deadline; the SDK handles the upstream's requests one at a time on that session.
+  "mcp-proxy-for-aws": {
+    "sampling-relay-roundtrip/intermediary": "pass",
+    "sampling-relay-content-unchanged/intermediary": "fail",
+    "sampling-request-params-schema/client": "fail",
+    "sampling-both-validate-message-content/client": "fail",
+    "sampling-both-validate-message-content/server": "fail",
+    "sampling-client-errors-user-rejected/client": "warn",
+    "sampling-client-errors-user-rejected-and-tool-shape/client": "fail",
+    "sampling-client-declare-tools-capability/client": "fail",
+    "sampling-relay-error-not-stacked/intermediary": "warn",
+    "sampling-relay-expiry-reported/intermediary": "warn",
+    "sampling-result-schema/server@2024-11-05": "fail",
+    "sampling-result-schema/server@2025-11-25": "pass",
+    "sampling-stopreason-custom-values/client": "warn",
+    "sampling-human-in-loop-can-deny/client": "partial",
+    [`${ISOLATION}/intermediary`]: "n/a",
+  },
+  // mcp-stdio-bridge 1.5.0 --mode proxy: a JSON pump between each SSE session and an upstream process of its own.
+  "mcp-stdio-bridge-1.5.0-proxy": { ...PASS_THROUGH, [`${ISOLATION}/intermediary`]: "pass" },
+  // mcp-sse-proxy 0.1.4: a line pipe that drops every line before initialize, so a 2026-07-28 client gets no answer:
+  // the 2024-11-05 bridges it would need are n/a (the harness's reading of that silence, targets/foreign/initialize-first).
+  "mcp-sse-proxy-0.1.4": {
+    ...PASS_THROUGH,
+    "sampling-relay-adapts-to-downstream-era/intermediary@2024-11-05": "n/a",
+    [`${ISOLATION}/intermediary`]: "n/a",
+  },
 };
 
 function readResults(dir: string): Results {

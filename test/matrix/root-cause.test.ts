@@ -48,7 +48,9 @@ function withRootCause(n: number, ownFailure = false): { results: Results; era: 
 describe("root causes", () => {
   it("counts the cells of an era that fail only through its failed round trip", () => {
     const { results, era } = withRootCause(5);
-    const failing = results.cells.filter((c) => c.era === era && (c.status === "fail" || c.status === "warn"));
+    const failing = results.cells.filter(
+      (c) => c.era === era && (c.status === "fail" || c.status === "warn"),
+    );
     expect(rootCauses(results)).toEqual([{ era, row: ROOT, cells: 5, failing: failing.length }]);
   });
 
