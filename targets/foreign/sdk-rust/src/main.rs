@@ -19,7 +19,7 @@ use rmcp::{
         PaginatedRequestParams, ServerCapabilities, ServerConfig, ServerPeerInfo,
     },
     service::{
-        ClientLifecycleMode, ClientServiceExt, Peer, RequestContext, RunningService,
+        ClientInitializeError, ClientLifecycleMode, ClientServiceExt, Peer, RequestContext, RunningService,
         ServiceError,
     },
     transport::{stdio, TokioChildProcess},
@@ -73,8 +73,8 @@ struct Relay {
 }
 
 impl Relay {
-    /// The upstream client, opened once: with `initialize` for a legacy client, with `server/discover` for a
-    /// 2026-07-28 client (which sends no initialize), each time at the downstream client's own version.
+    /// The upstream client, opened once: with `initialize` at the client's version for a legacy client, with
+    /// `server/discover` (falling back to initialize) for a 2026-07-28 client, which sends no initialize.
     async fn upstream(
         &self,
         declared: ClientConfig,
@@ -92,10 +92,18 @@ impl Relay {
                 let opened = if version.has_initialize() {
                     side.serve(child).await
                 } else {
-                    let lifecycle = ClientLifecycleMode::Discover { preferred_versions: vec![version] };
+                    // rmcp's own way to reach either kind of server: server/discover, else initialize.
+                    let lifecycle = ClientLifecycleMode::Auto {
+                        preferred_versions: vec![version],
+                        legacy_version: None,
+                    };
                     side.serve_with_lifecycle(child, lifecycle).await
                 };
-                opened.map_err(|e| ErrorData::internal_error(format!("upstream: {e}"), None))
+                opened.map_err(|e| match e {
+                    // The upstream's refusal (say -32022 for a version it does not speak) passes on as it came.
+                    ClientInitializeError::JsonRpcError(data) => data,
+                    other => ErrorData::internal_error(format!("upstream: {other}"), None),
+                })
             })
             .await?;
         Ok(service.peer())
