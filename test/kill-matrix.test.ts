@@ -19,6 +19,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { missingRelay } from "../scripts/real-matrices.ts";
 import {
   type BrokenRelay,
   caseKills,
@@ -111,7 +112,17 @@ async function runJob(job: Job): Promise<Done> {
 }
 
 const referenceName = (target: string) => `reference:${target}`;
-const relays = matrix.relays as BrokenRelay[];
+/**
+ * A relay built by `npm run test:setup` for a toolchain this machine lacks (the SDK pass-throughs under
+ * targets/foreign/sdk-*) is not installed: it is left out and its test skipped, saying why, never failed.
+ */
+const notInstalled = new Map(
+  (matrix.relays as BrokenRelay[]).flatMap((r) => {
+    const why = missingRelay(r.target);
+    return why ? [[r.name, why] as const] : [];
+  }),
+);
+const relays = (matrix.relays as BrokenRelay[]).filter((r) => !notInstalled.has(r.name));
 const hostile = matrix.hostile as BrokenRelay[];
 const jobs: Job[] = [
   ...matrix.references.flatMap((ref) =>
@@ -242,6 +253,9 @@ describe("kill matrix: every broken relay is caught where it must be, and only t
         expect(part.results!.cells.some((c) => c.cases.length > 0)).toBe(true);
     });
   }
+
+  for (const [name, why] of notInstalled)
+    it.skip(`${name}: fails its rows and passes the rest it is held to (skipped: ${why})`, () => undefined);
 
   for (const relay of relays) {
     it(`${relay.name}: fails its rows and passes the rest it is held to`, () => {
