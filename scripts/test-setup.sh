@@ -85,11 +85,16 @@ fi
 # ── Rust: `cargo install --locked` of pinned crates, `cargo build --locked` of the SDK pass-through ─────────────────
 if command -v cargo >/dev/null 2>&1; then
   mkdir -p .cargo-relays
+  # Compiled dependencies are kept in the user's cache, outside the clone (a build cache only: what runs is installed
+  # into .cargo-relays/), so a second clone on the same machine, as CI's is, rebuilds in seconds instead of minutes.
+  CARGO_CACHE=${MCPX_CONFORM_CARGO_TARGET:-${XDG_CACHE_HOME:-$HOME/.cache}/mcpx-conform/cargo-target}
+  mkdir -p "$CARGO_CACHE"
   if [ -f targets/real/crates.txt ] && ! current targets/real/crates.txt .cargo-relays/crates.txt; then
     grep -v '^\s*\(#\|$\)' targets/real/crates.txt | while read -r crate version rest; do
       say "cargo install --locked --version $version $crate $rest"
       # shellcheck disable=SC2086 # rest: extra words of the line (--bin NAME, --features …)
-      quietly .cargo-relays/install.log cargo install --locked --root .cargo-relays --version "$version" "$crate" $rest
+      quietly .cargo-relays/install.log cargo install --locked --root .cargo-relays --target-dir "$CARGO_CACHE" \
+        --version "$version" "$crate" $rest
     done
     cp targets/real/crates.txt .cargo-relays/crates.txt
   fi
@@ -98,9 +103,9 @@ if command -v cargo >/dev/null 2>&1; then
     if ! current .cargo-relays/sdk-rust.next .cargo-relays/sdk-rust.built; then
       say "building targets/foreign/sdk-rust"
       quietly .cargo-relays/sdk-rust.log cargo build --release --locked \
-        --manifest-path targets/foreign/sdk-rust/Cargo.toml --target-dir .cargo-relays/target
+        --manifest-path targets/foreign/sdk-rust/Cargo.toml --target-dir "$CARGO_CACHE"
       mkdir -p .cargo-relays/bin
-      cp .cargo-relays/target/release/sdk-rust-relay .cargo-relays/bin/sdk-rust-relay
+      cp "$CARGO_CACHE/release/sdk-rust-relay" .cargo-relays/bin/sdk-rust-relay
       mv .cargo-relays/sdk-rust.next .cargo-relays/sdk-rust.built
     fi
   fi

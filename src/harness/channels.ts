@@ -1,5 +1,6 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { createServer, type Server, type Socket } from "node:net";
+import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import type { Frame } from "../model/evidence.ts";
 import type { FrameRecorder } from "./frames.ts";
@@ -36,6 +37,28 @@ export function lineSplitter(onLine: (line: string) => void): (chunk: Buffer | s
   };
 }
 
+/** How long an exited relay's stdout may stay open before its exit is acted on anyway. */
+export const OUTPUT_GRACE_MS = 250;
+
+/**
+ * Settles once a relay's stdout has ended, or `graceMs` after the call: a child of the relay that shares its stdout
+ * can keep the pipe open after the relay itself is gone.
+ */
+export function outputRead(stdout: Readable, graceMs = OUTPUT_GRACE_MS): Promise<void> {
+  if (stdout.readableEnded || stdout.destroyed) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(done, graceMs);
+    function done() {
+      clearTimeout(timer);
+      stdout.off("end", done);
+      stdout.off("close", done);
+      resolve();
+    }
+    stdout.once("end", done);
+    stdout.once("close", done);
+  });
+}
+
 /** The stdio of a spawned relay as a line channel. */
 export function childStdioChannel(child: ChildProcessWithoutNullStreams): LineChannel {
   const lineHandlers: Array<(line: string) => void> = [];
@@ -45,7 +68,12 @@ export function childStdioChannel(child: ChildProcessWithoutNullStreams): LineCh
     lineSplitter((line) => emit(lineHandlers, line)),
   );
   child.stdin.on("error", () => undefined);
-  child.on("exit", (code, signal) => emit(closeHandlers, `relay exited (${signal ?? `code ${code}`})`));
+  // Node may report the exit before the relay's last lines are read: the channel closes once they are.
+  child.on("exit", (code, signal) => {
+    void outputRead(child.stdout).then(() =>
+      emit(closeHandlers, `relay exited (${signal ?? `code ${code}`})`),
+    );
+  });
   return {
     send: (line) => {
       if (child.stdin.writable) child.stdin.write(`${line}\n`);

@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import type { TargetProfile } from "../model/target.ts";
+import { outputRead } from "./channels.ts";
 import { relayEnv } from "./env.ts";
 import { KILL_GRACE_MS, killGroup, trackGroup, untrackGroup } from "./processes.ts";
 import { redact } from "./redact.ts";
@@ -148,8 +149,11 @@ export class RelayProcess {
   whenExited(during: string): Promise<never> {
     const gone = new Promise<never>((_, reject) => {
       const fail = () => reject(new Error(`the relay ${this.exited ?? "exited"} ${during}`));
-      if (this.gone) fail();
-      else this.child.once("gone", fail);
+      // Node may report the exit before the last lines on stdout are read: a relay that answers (a refusal of
+      // initialize, say) and exits at once is read to the end first, so its answer settles the step.
+      const failAfterOutput = () => void outputRead(this.child.stdout).then(fail);
+      if (this.gone) failAfterOutput();
+      else this.child.once("gone", failAfterOutput);
     });
     gone.catch(() => undefined);
     return gone;
