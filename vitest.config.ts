@@ -72,6 +72,7 @@ export const UNIT = [
   "test/harness/scheduler.test.ts",
   "test/harness/bound.test.ts",
   "test/harness/core-load.test.ts",
+  "test/harness/lateness.test.ts",
 ];
 
 export default defineConfig({
