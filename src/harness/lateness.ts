@@ -17,11 +17,18 @@ export function harnessLateness(input: {
   answer: Answer;
   deadlineMs: number;
   stalls: readonly Stall[];
+  /**
+   * Set when the exchange broke before the upstream asked anything (the harness's own call failed, e.g. its HTTP
+   * request to the relay): the case's end. Its whole span is the exchange then: a harness that could not act for
+   * longer than the deadline meanwhile may itself have made the call fail.
+   */
+  brokenEndMs?: number;
 }): HarnessLateness | undefined {
-  const { frames, answer, deadlineMs, stalls } = input;
+  const { frames, answer, deadlineMs, stalls, brokenEndMs } = input;
   const scriptedDelayMs = scriptedDelay(answer);
   if (scriptedDelayMs === undefined || scriptedDelayMs >= deadlineMs) return undefined;
-  const exchange = exchangeOf(frames);
+  const exchange =
+    exchangeOf(frames) ?? (brokenEndMs !== undefined ? { fromMs: 0, toMs: brokenEndMs } : undefined);
   if (!exchange) return undefined;
   const { fromMs, toMs } = exchange;
   let lostMs = 0;
@@ -34,7 +41,9 @@ export function harnessLateness(input: {
     requestAtMs: fromMs,
     untilMs: toMs,
     lostMs,
-    ...(exchange.turnaroundMs !== undefined ? { turnaroundMs: exchange.turnaroundMs } : {}),
+    ...("turnaroundMs" in exchange && exchange.turnaroundMs !== undefined
+      ? { turnaroundMs: exchange.turnaroundMs }
+      : {}),
   };
 }
 

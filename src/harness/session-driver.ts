@@ -83,7 +83,7 @@ export async function runInSession(
   const recorded = runBounded(session, plan.profile, input, plan.signal, hooks)
     .then((output) => {
       const first = { output, lateness: latenessOf(output, epoch, c.answer, plan.profile, shared) };
-      return rerunWhileLate(first, (rerun, last) => {
+      return rerunWhileLate(first, (_rerun, last) => {
         // The group's session is free: the case runs again on a fresh one, apart from its lane.
         hooks.sessionFree();
         return lateRerun(
@@ -114,7 +114,14 @@ function latenessOf(
 ): HarnessLateness | undefined {
   if (!shared.stalls || output.harnessError !== undefined) return undefined;
   const stalls = shared.stalls.since(epoch);
-  return harnessLateness({ frames: output.frames, answer, deadlineMs: profile.answerTimeoutMs, stalls });
+  const broken = output.observation.upstream.kind === "broken";
+  return harnessLateness({
+    frames: output.frames,
+    answer,
+    deadlineMs: profile.answerTimeoutMs,
+    stalls,
+    ...(broken ? { brokenEndMs: Math.round(performance.now() - epoch) } : {}),
+  });
 }
 
 /**

@@ -113,6 +113,23 @@ describe("harnessLateness: the harness was too late for the case to mean anythin
     });
   });
 
+  it("a call that broke before the upstream asked anything: late when the harness stalled past the deadline", () => {
+    const frames: Frame[] = [
+      { t: 0, end: "downstream", dir: "to-relay", message: { jsonrpc: "2.0", id: 3, method: "tools/call" } },
+    ];
+    const base = { frames, answer: accept(), deadlineMs: 1200, brokenEndMs: 11_000 };
+    expect(harnessLateness({ ...base, stalls: [[100, 9000]] })).toEqual({
+      deadlineMs: 1200,
+      scriptedDelayMs: 0,
+      requestAtMs: 0,
+      untilMs: 11_000,
+      lostMs: 8900,
+    });
+    // A relay that broke the call while the harness was on time (never-relays, a crash) is judged.
+    expect(harnessLateness({ ...base, stalls: [[100, 150]] })).toBeUndefined();
+    expect(harnessLateness({ ...base, brokenEndMs: undefined, stalls: [[100, 9000]] })).toBeUndefined();
+  });
+
   it("a decline is scripted at once: late when the harness's stall alone passes the deadline", () => {
     const decline = { action: "decline" } as Answer;
     const frames = [up(0, 1), question(10, 1), answerFrame(1400, 1)];
