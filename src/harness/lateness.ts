@@ -25,15 +25,14 @@ export function harnessLateness(input: {
   brokenEndMs?: number;
 }): HarnessLateness | undefined {
   const { frames, answer, deadlineMs, stalls, brokenEndMs } = input;
+  if (answer.action === "expire") return expiryLateness(frames, deadlineMs, stalls);
   const scriptedDelayMs = scriptedDelay(answer);
   if (scriptedDelayMs === undefined || scriptedDelayMs >= deadlineMs) return undefined;
   const exchange =
     exchangeOf(frames) ?? (brokenEndMs !== undefined ? { fromMs: 0, toMs: brokenEndMs } : undefined);
   if (!exchange) return undefined;
   const { fromMs, toMs } = exchange;
-  let lostMs = 0;
-  for (const [start, end] of stalls) lostMs += Math.max(0, Math.min(end, toMs) - Math.max(start, fromMs));
-  lostMs = Math.round(lostMs);
+  const lostMs = lostBetween(stalls, fromMs, toMs);
   if (scriptedDelayMs + lostMs <= deadlineMs) return undefined;
   return {
     deadlineMs,
@@ -47,11 +46,62 @@ export function harnessLateness(input: {
   };
 }
 
+/** The time the harness could not act between `fromMs` and `toMs`. */
+function lostBetween(stalls: readonly Stall[], fromMs: number, toMs: number): number {
+  let lost = 0;
+  for (const [start, end] of stalls) lost += Math.max(0, Math.min(end, toMs) - Math.max(start, fromMs));
+  return Math.round(lost);
+}
+
+/**
+ * The slack the judge allows an expiry report past the declared deadline (expirySlackMs in src/judge/case.ts; the
+ * harness may not import the judge, test/harness/lateness.test.ts holds the two equal).
+ */
+export const expiryReportSlackMs = (deadlineMs: number): number => Math.max(1000, Math.round(deadlineMs / 2));
+
+/**
+ * An expiry case (the answer never comes): the harness times the relay's expiry report from its request to its reply
+ * at the upstream. A stalled harness reads the reply late: when the report looks later than the judge's bound only by
+ * the time the harness could not act, the timing is the harness's, not the relay's, and the case is not judged. A
+ * relay that reports late on an idle harness (late-expiry) is judged.
+ */
+function expiryLateness(
+  frames: Frame[],
+  deadlineMs: number,
+  stalls: readonly Stall[],
+): HarnessLateness | undefined {
+  const sent = frames.find(
+    (f) => f.end === "upstream" && f.dir === "to-relay" && messageOf(f)?.method === "sampling/createMessage",
+  );
+  const id = sent && messageOf(sent)?.id;
+  if (!sent || id === undefined) return undefined;
+  const reply = frames.find(
+    (f) =>
+      f.end === "upstream" &&
+      f.dir === "from-relay" &&
+      messageOf(f)?.id === id &&
+      messageOf(f)?.method === undefined,
+  );
+  if (!reply) return undefined;
+  const bound = deadlineMs + expiryReportSlackMs(deadlineMs);
+  const elapsed = reply.t - sent.t;
+  const lostMs = lostBetween(stalls, sent.t, reply.t);
+  if (elapsed <= bound || elapsed - lostMs > bound) return undefined;
+  return { deadlineMs, scriptedDelayMs: bound, requestAtMs: sent.t, untilMs: reply.t, lostMs, expiry: true };
+}
+
 /** How the reason of a case that stayed late begins (the summary counts those). */
 export const LATE_REASON = "the harness was late";
 
 /** The lateness in words, with the measured times: the reason of a case that stayed late. */
 export function describeLateness(l: HarnessLateness, attempts: number): string {
+  if (l.expiry)
+    return (
+      `${LATE_REASON} in ${attempts} attempt(s), not the relay: in the last, the relay's expiry report reached it ` +
+      `${Math.round(l.untilMs - l.requestAtMs)} ms after the upstream's request, past the bound of ${l.scriptedDelayMs} ms ` +
+      `(the deadline of ${l.deadlineMs} ms plus slack) only by the ${l.lostMs} ms it could not act meanwhile: ` +
+      "the machine is too loaded to judge this case"
+    );
   const turnaround =
     l.turnaroundMs !== undefined
       ? `; its slowest answer left ${l.turnaroundMs} ms after its question arrived`

@@ -173,6 +173,11 @@ export const HarnessLatenessSchema = z.object({
   untilMs: z.number(),
   lostMs: z.number(),
   turnaroundMs: z.number().optional(),
+  /**
+   * An expiry case (no answer scripted): the relay's expiry report at `untilMs` looked later than the judge's bound
+   * (given in `scriptedDelayMs`: the deadline plus slack) only by the `lostMs` the harness could not act.
+   */
+  expiry: z.literal(true).optional(),
 });
 export type HarnessLateness = z.infer<typeof HarnessLatenessSchema>;
 

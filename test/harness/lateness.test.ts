@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { type Attempt, MAX_LATE_RERUNS, rerunScale, rerunWhileLate } from "../../src/harness/late-rerun.ts";
-import { harnessLateness, LATE_REASON } from "../../src/harness/lateness.ts";
+import { expiryReportSlackMs, harnessLateness, LATE_REASON } from "../../src/harness/lateness.ts";
 import type { CaseRunOutput } from "../../src/harness/session.ts";
+import { expirySlackMs } from "../../src/judge/case.ts";
 import type { Answer } from "../../src/model/case.ts";
 import type { Frame } from "../../src/model/evidence.ts";
 import { lateRerunsOf } from "../../src/run/pipeline.ts";
@@ -93,7 +94,7 @@ describe("harnessLateness: the harness was too late for the case to mean anythin
   it("answers that are late or absent on purpose are never the harness's lateness", () => {
     const stalls: Array<[number, number]> = [[0, 5000]];
     const base = { frames: burst, deadlineMs: 1200, stalls };
-    expect(harnessLateness({ ...base, answer: { action: "expire" } as Answer })).toBeUndefined();
+    expect(harnessLateness({ ...base, answer: { action: "expire" } as Answer, stalls: [] })).toBeUndefined();
     expect(harnessLateness({ ...base, answer: accept(1500) })).toBeUndefined();
     // No answer left the harness (the relay never asked): nothing to be late for.
     expect(
@@ -128,6 +129,32 @@ describe("harnessLateness: the harness was too late for the case to mean anythin
     // A relay that broke the call while the harness was on time (never-relays, a crash) is judged.
     expect(harnessLateness({ ...base, stalls: [[100, 150]] })).toBeUndefined();
     expect(harnessLateness({ ...base, brokenEndMs: undefined, stalls: [[100, 9000]] })).toBeUndefined();
+  });
+
+  it("an expiry report read late only because the harness stalled is not judged; a relay late on its own is", () => {
+    const expire = { action: "expire" } as Answer;
+    // Deadline 1500 ms: the judge's bound is 1500 + 1000 ms.
+    const frames = [up(0, 1), question(10, 1), expiry(3000, 1)];
+    const late = harnessLateness({ frames, answer: expire, deadlineMs: 1500, stalls: [[1600, 2400]] });
+    expect(late).toEqual({
+      deadlineMs: 1500,
+      scriptedDelayMs: 2500,
+      requestAtMs: 0,
+      untilMs: 3000,
+      lostMs: 800,
+      expiry: true,
+    });
+    // late-expiry on an idle harness: reported at 3000 ms with nothing lost, judged (and failed by the judge).
+    expect(harnessLateness({ frames, answer: expire, deadlineMs: 1500, stalls: [] })).toBeUndefined();
+    // Within the bound: nothing to excuse.
+    const inTime = [up(0, 1), question(10, 1), expiry(1600, 1)];
+    expect(
+      harnessLateness({ frames: inTime, answer: expire, deadlineMs: 1500, stalls: [[100, 1500]] }),
+    ).toBeUndefined();
+  });
+
+  it("the harness's expiry bound is the judge's", () => {
+    for (const ms of [300, 1200, 1500, 2500, 10_000]) expect(expiryReportSlackMs(ms)).toBe(expirySlackMs(ms));
   });
 
   it("a decline is scripted at once: late when the harness's stall alone passes the deadline", () => {
