@@ -40,7 +40,7 @@ export async function runInSession(
   c: CaseInstance,
   shared: Shared,
 ): Promise<Settling | undefined> {
-  const { kase, era } = item;
+  const { kase } = item;
   const session = await group.acquire(item, shared);
   if (!(session instanceof RelaySession)) {
     if (session.refused) c.notApplicable(session.failure.reason, session.failure.frames);
@@ -48,18 +48,7 @@ export async function runInSession(
     else c.notDriven(session.failure);
     return;
   }
-  const review = kase.review ? withCanary(kase.review, c.canary) : undefined;
-  // A re-run gets a sequence of its own: a sequence records what its run saw.
-  const inputOf = (sequence: typeof c.sequence) => ({
-    caseKey: caseKey(kase, era),
-    params: c.params,
-    answer: c.answer,
-    canary: c.canary,
-    ...(review ? { review } : {}),
-    ...(kase.mrtr ? { mrtr: withCanary(kase.mrtr, c.canary) } : {}),
-    ...(kase.stream === "standalone" ? { unrelated: true } : {}),
-    ...(sequence ?? {}),
-  });
+  const inputOf = caseInput(item, c);
   const input = inputOf(c.sequence);
   let handOn!: (how: "session" | "lane") => void;
   const handedOn = new Promise<"session" | "lane">((r) => {
@@ -104,6 +93,22 @@ export async function runInSession(
     ? undefined
     : { settling: recorded, sessionFree: first === "session", sessionFreed };
 }
+
+/** The case's input to a relay session, given its sequence (a re-run gets a sequence of its own: it records its run). */
+function caseInput({ kase, era }: WorkItem, c: CaseInstance) {
+  const review = kase.review ? withCanary(kase.review, c.canary) : undefined;
+  return (sequence: CaseInstance["sequence"]) => ({
+    caseKey: caseKey(kase, era),
+    params: c.params,
+    answer: c.answer,
+    canary: c.canary,
+    ...(review ? { review } : {}),
+    ...(kase.mrtr ? { mrtr: withCanary(kase.mrtr, c.canary) } : {}),
+    ...(kase.stream === "standalone" ? { unrelated: true } : {}),
+    ...(sequence ?? {}),
+  });
+}
+
 /** How late the harness was for this attempt (lateness.ts), from the stalls it measured since the case began. */
 function latenessOf(
   output: CaseRunOutput,

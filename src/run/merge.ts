@@ -12,7 +12,8 @@ import { type Results, ResultsSchema } from "../model/results.ts";
 import { stableResults } from "../model/stable.ts";
 import { ERAS } from "../protocol/eras.ts";
 import { DEFAULT_OUT } from "./config.ts";
-import { evidenceFromDisk, lateRerunsOf, type RunOutcome, writeOutcome } from "./pipeline.ts";
+import { lateRerunsOf } from "./late-reruns.ts";
+import { evidenceFromDisk, type RunOutcome, writeOutcome } from "./pipeline.ts";
 
 export interface MergeConfig {
   /** Shard output folders (each holds results.json and evidence/), or their results.json files. */

@@ -5,7 +5,6 @@ import { type FuzzSummary, foldFuzz } from "../fuzz/results.ts";
 import { sessionGroup } from "../harness/case-instance.ts";
 import { runCases } from "../harness/controller.ts";
 import { busySince } from "../harness/core-load.ts";
-import { LATE_REASON } from "../harness/lateness.ts";
 import { preflightProfile } from "../harness/preflight.ts";
 import { buildCells, type JudgedCase, summarize } from "../judge/cells.ts";
 import { applyBaseline } from "../matrix/baseline.ts";
@@ -19,6 +18,7 @@ import { PROJECT_ROOT } from "../model/load.ts";
 import type { Cell, Results } from "../model/results.ts";
 import { stableResults } from "../model/stable.ts";
 import { DEFAULT_OUT, type RunConfig, toolInfo } from "./config.ts";
+import { lateRerunsOf } from "./late-reruns.ts";
 import { liveRun } from "./live.ts";
 import { watchMemory } from "./memory.ts";
 import { harnessCannotDrive, planRun, type RunPlan } from "./plan.ts";
@@ -243,21 +243,6 @@ export async function runPipeline(config: RunConfig, hooks: RunHooks = {}): Prom
   };
   const results = config.stable ? stableResults(timed) : timed;
   return { ...writeOutcome(config, results, outDir, evidenceFromDisk(outDir)), results, outDir };
-}
-
-/** How many cases ran again because the harness was late for them, from their case results (none: nothing). */
-export function lateRerunsOf(cells: Results["cells"]): Pick<Results, "lateReruns"> {
-  let cases = 0;
-  let reruns = 0;
-  let stillLate = 0;
-  for (const cell of cells)
-    for (const c of cell.cases) {
-      if (!c.lateReruns) continue;
-      cases++;
-      reruns += c.lateReruns;
-      if (c.status === "error" && c.reason.includes(LATE_REASON)) stillLate++;
-    }
-  return cases > 0 ? { lateReruns: { cases, reruns, stillLate } } : {};
 }
 
 /**

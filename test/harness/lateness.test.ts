@@ -1,11 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { type Attempt, MAX_LATE_RERUNS, rerunScale, rerunWhileLate } from "../../src/harness/late-rerun.ts";
 import { expiryReportSlackMs, harnessLateness, LATE_REASON } from "../../src/harness/lateness.ts";
-import type { CaseRunOutput } from "../../src/harness/session.ts";
 import { expirySlackMs } from "../../src/judge/case.ts";
 import type { Answer } from "../../src/model/case.ts";
 import type { Frame } from "../../src/model/evidence.ts";
-import { lateRerunsOf } from "../../src/run/pipeline.ts";
+import { lateRerunsOf } from "../../src/run/late-reruns.ts";
 import { summaryLine } from "../../src/run/progress.ts";
 
 // A fake clock: every time below is ms since the case began, as the frame recorder and the stall monitor give them.
@@ -194,7 +193,7 @@ describe("harnessLateness: the harness was too late for the case to mean anythin
   });
 });
 
-const output = (tag: string, harnessError?: string): CaseRunOutput => ({
+const output = (tag: string, harnessError?: string): Attempt["output"] => ({
   observation: { sent: { tag }, asked: [], upstream: { kind: "result", result: {} } } as never,
   frames: [answerFrame(10, 1)],
   negotiated: { upstream: null, downstream: null },
