@@ -6,8 +6,9 @@ import type { Stall } from "./stalls.ts";
  * Whether the harness was too late for a case to mean anything (pure: frames, script, deadline, stalls in). The
  * verdict contract: timing is judged against the profile's declared deadlines, never against the harness's own
  * lateness. A scripted answer leaves `scriptedDelayMs` after its question; it can leave later only by the time the
- * harness could not act (its stalls, stalls.ts) between the upstream's request and the relay's outcome (exchangeOf).
- * When that delay plus the
+ * harness could not act (its stalls, stalls.ts) between the upstream's request and the relay's outcome (exchangeOf),
+ * or by its own time past the script between reading a question and sending its answer (over HTTP the question is
+ * parsed in many small steps no stall shows), with the stalls before and after it. When that delay plus the
  * scripted one exceeds the relay's deadline, the answer may have left after the deadline measured from when the
  * relay asked, while the script meant it to leave before: the case is not judged (the driver runs it again).
  * Answers scripted at or after the deadline, and answers that never come (expiry cases), are late on purpose.
@@ -32,7 +33,18 @@ export function harnessLateness(input: {
     exchangeOf(frames) ?? (brokenEndMs !== undefined ? { fromMs: 0, toMs: brokenEndMs } : undefined);
   if (!exchange) return undefined;
   const { fromMs, toMs } = exchange;
-  const lostMs = lostBetween(stalls, fromMs, toMs);
+  // Each answer's own delay: the stalls before its question was read, its time past the script after that (its
+  // question parsed, its timer run late, all the harness's), and the stalls until the relay's outcome.
+  let lostMs = lostBetween(stalls, fromMs, toMs);
+  for (const [askedMs, leftMs] of "answers" in exchange ? exchange.answers : [])
+    lostMs = Math.max(
+      lostMs,
+      Math.round(
+        lostBetween(stalls, fromMs, askedMs) +
+          Math.max(0, leftMs - askedMs - scriptedDelayMs) +
+          lostBetween(stalls, leftMs, toMs),
+      ),
+    );
   if (scriptedDelayMs + lostMs <= deadlineMs) return undefined;
   return {
     deadlineMs,
@@ -107,7 +119,7 @@ export function describeLateness(l: HarnessLateness, attempts: number): string {
       ? `; its slowest answer left ${l.turnaroundMs} ms after its question arrived`
       : "";
   return (
-    `${LATE_REASON} in ${attempts} attempt(s), not the relay: in the last, it could not act for ${l.lostMs} ms ` +
+    `${LATE_REASON} in ${attempts} attempt(s), not the relay: in the last, it was ${l.lostMs} ms late on its script ` +
     `between the upstream's request (at ${l.requestAtMs} ms) and the relay's outcome (at ${l.untilMs} ms)${turnaround}; ` +
     `its answer was scripted ${l.scriptedDelayMs} ms after the question and the relay's deadline is ${l.deadlineMs} ms ` +
     `(${l.scriptedDelayMs} + ${l.lostMs} > ${l.deadlineMs}): the machine is too loaded to judge this case`
@@ -148,7 +160,10 @@ const idKey = (f: Frame, id: unknown) => `${f.session ?? ""} ${JSON.stringify(id
  * (its verdict: until the harness has read it, a stall of the harness may still have held its answer back, as an
  * HTTP answer leaves over several turns of the event loop); undefined when the upstream asked nothing.
  */
-function exchangeOf(frames: Frame[]): { fromMs: number; toMs: number; turnaroundMs?: number } | undefined {
+function exchangeOf(
+  frames: Frame[],
+): { fromMs: number; toMs: number; turnaroundMs?: number; answers: Array<[number, number]> } | undefined {
+  const answers: Array<[number, number]> = [];
   let fromMs: number | undefined;
   let toMs: number | undefined;
   let turnaroundMs: number | undefined;
@@ -174,9 +189,10 @@ function exchangeOf(frames: Frame[]): { fromMs: number; toMs: number; turnaround
       const since = asked ?? retry;
       if (since === undefined) continue;
       until(f.t);
+      answers.push([since, f.t]);
       turnaroundMs = Math.max(turnaroundMs ?? 0, Math.round((f.t - since) * 10) / 10);
     }
   }
   if (fromMs === undefined || toMs === undefined) return undefined;
-  return { fromMs, toMs, ...(turnaroundMs !== undefined ? { turnaroundMs } : {}) };
+  return { fromMs, toMs, answers, ...(turnaroundMs !== undefined ? { turnaroundMs } : {}) };
 }

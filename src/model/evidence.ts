@@ -161,8 +161,9 @@ export type Observation = z.infer<typeof ObservationSchema>;
 
 /**
  * The harness's own lateness in one attempt of a case (src/harness/lateness.ts): every time in ms since the case
- * began. The harness could not act for `lostMs` between the upstream's request (`requestAtMs`) and the later of its
- * last answer and the relay's outcome at the upstream (`untilMs`); the answer was scripted `scriptedDelayMs` after
+ * began. The harness was `lostMs` late on its script between the upstream's request (`requestAtMs`) and the later of
+ * its last answer and the relay's outcome at the upstream (`untilMs`): the time it could not act (its stalls), or, if
+ * more, its slowest answer's time past the script with the stalls before and after it; the answer was scripted `scriptedDelayMs` after
  * its question; the relay's declared deadline is
  * `deadlineMs`; `turnaroundMs`, the longest an answer took after its question reached the harness.
  */

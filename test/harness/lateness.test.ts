@@ -158,12 +158,32 @@ describe("harnessLateness: the harness was too late for the case to mean anythin
 
   it("a decline is scripted at once: late when the harness's stall alone passes the deadline", () => {
     const decline = { action: "decline" } as Answer;
-    const frames = [up(0, 1), question(10, 1), answerFrame(1400, 1)];
-    expect(harnessLateness({ frames, answer: decline, deadlineMs: 1200, stalls: [[20, 1300]] })?.lostMs).toBe(
+    const frames = [up(0, 1), question(10, 1), answerFrame(30, 1), expiry(1400, 1)];
+    expect(harnessLateness({ frames, answer: decline, deadlineMs: 1200, stalls: [[40, 1300]] })?.lostMs).toBe(
       1280,
     );
     expect(
-      harnessLateness({ frames, answer: decline, deadlineMs: 1200, stalls: [[20, 900]] }),
+      harnessLateness({ frames, answer: decline, deadlineMs: 1200, stalls: [[40, 900]] }),
+    ).toBeUndefined();
+  });
+
+  it("the harness's own time past the script after reading a question counts, with no stall to show it", () => {
+    // Over HTTP the question is parsed in many small steps: the decline left 1,390 ms after its question came in.
+    const frames = [up(0, 1), question(10, 1), answerFrame(1400, 1)];
+    expect(
+      harnessLateness({ frames, answer: { action: "decline" } as Answer, deadlineMs: 1200, stalls: [] }),
+    ).toEqual({
+      deadlineMs: 1200,
+      scriptedDelayMs: 0,
+      requestAtMs: 0,
+      untilMs: 1400,
+      lostMs: 1390,
+      turnaroundMs: 1390,
+    });
+    // The same answer 400 ms after the question, as scripted: on time.
+    const onTime = [up(0, 1), question(10, 1), answerFrame(410, 1)];
+    expect(
+      harnessLateness({ frames: onTime, answer: accept(400), deadlineMs: 1200, stalls: [] }),
     ).toBeUndefined();
   });
 
@@ -189,7 +209,7 @@ describe("harnessLateness: the harness was too late for the case to mean anythin
       },
     ];
     const late = harnessLateness({ frames, answer: accept(750), deadlineMs: 1500, stalls: [[800, 1700]] });
-    expect(late).toMatchObject({ requestAtMs: 5, untilMs: 1900, lostMs: 900, turnaroundMs: 1880 });
+    expect(late).toMatchObject({ requestAtMs: 5, untilMs: 1900, lostMs: 1130, turnaroundMs: 1880 });
   });
 });
 
