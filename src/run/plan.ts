@@ -87,6 +87,17 @@ export function notApplicableHere(kase: LoadedCase, profile: TargetProfile, era?
     !kase.capabilities.sampling
   )
     return `n/a for a target that answers through its own ${profile.answerer.kind} surface: the downstream's missing sampling capability does not bound what the relay can answer (judged by sampling-relay-roundtrip instead)`;
+  // Legacy eras likewise for what the relay may send or declare for a client that declared no sampling; a case with a
+  // `review` is about that surface answering, so it still applies.
+  if (
+    era &&
+    !isModernEra(era) &&
+    profile.answerer.kind !== "client" &&
+    !kase.review &&
+    kase.capabilities &&
+    !kase.capabilities.sampling
+  )
+    return `n/a for a target that answers through its own ${profile.answerer.kind} surface: with a person (or broker) there, the relay supports sampling whatever its downstream declared`;
   if (brokerWithoutModel(profile.answerer)) return downstreamNeverAsked(kase, era);
   return undefined;
 }
