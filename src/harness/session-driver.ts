@@ -53,6 +53,7 @@ export async function runInSession(
     ...(review ? { review } : {}),
     ...(kase.mrtr ? { mrtr: withCanary(kase.mrtr, c.canary) } : {}),
     ...(kase.stream === "standalone" ? { unrelated: true } : {}),
+    ...(kase.detached ? { detached: true } : {}),
     ...(c.sequence ?? {}),
   };
   let handOn!: (how: "session" | "lane") => void;

@@ -24,7 +24,7 @@ import { ProbeToolMissing } from "./probe-call.ts";
 import { onceMoreIfPortTaken, RelayHost } from "./relay-host.ts";
 import { fillPlaceholders, RELAY_LOG_CHARS, type RelayProcess } from "./relay-process.ts";
 import { Reviewer, type ReviewRecord } from "./reviewer.ts";
-import { ScriptedUpstream } from "./upstream.ts";
+import { DETACHED_UNSENT, ScriptedUpstream } from "./upstream.ts";
 import {
   CALL_END_GRACE_MS,
   MRTR_DEADLINE_SLACK_MS,
@@ -45,6 +45,8 @@ export interface SessionOptions {
   downstreamEra?: Era;
   /** The answerer holds back notifications/initialized until after the first case's probe call (legacy eras). */
   holdInitialized?: boolean;
+  /** Streamable HTTP downstream: the answerer never opens the standalone GET stream. */
+  noStandaloneStream?: boolean;
   control: ControlServer;
   /** The most bytes of one frame the evidence keeps (default DEFAULT_MAX_FRAME_BYTES, src/harness/frames.ts). */
   maxFrameBytes?: number;
@@ -62,6 +64,8 @@ export interface CaseRunInput {
   mrtr?: InputFraming;
   /** Streamable HTTP upstream: send the sampling request on the standalone GET stream, tied to no request. */
   unrelated?: boolean;
+  /** Legacy eras: the upstream answers the probe call first and sends the sampling request afterwards, on its own. */
+  detached?: boolean;
   /** The sampling request's JSON-RPC id (legacy eras; the fuzzer's): default the upstream's next own id. */
   requestId?: JsonRpcId;
   /** Several sampling requests in one case, and the answerer's result for each. */
@@ -124,7 +128,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 
 /** What the upstream does on the case's probe call. */
 function armed(input: CaseRunInput, waitMs: number, done: (o: UpstreamOutcome) => void): ArmedProbe {
-  const { caseKey, params, mrtr, sequence, unrelated, requestId } = input;
+  const { caseKey, params, mrtr, sequence, unrelated, detached, requestId } = input;
   return {
     caseKey,
     params,
@@ -133,6 +137,7 @@ function armed(input: CaseRunInput, waitMs: number, done: (o: UpstreamOutcome) =
     mrtr,
     ...(sequence ? { sequence } : {}),
     ...(unrelated ? { unrelated: true } : {}),
+    ...(detached ? { detached: true } : {}),
     ...(requestId !== undefined ? { requestId } : {}),
   };
 }
@@ -341,6 +346,7 @@ export class RelaySession {
       },
       {
         era: downstreamEra,
+        ...(this.options.noStandaloneStream ? { noStandaloneStream: true } : {}),
         waiting: (why) => {
           this.step = `the relay to be ready at ${url} (last: ${why.slice(0, 160)})`;
           if (/ECONNREFUSED|fetch failed/.test(why)) this.step = `the relay to listen at ${url}`;
@@ -451,7 +457,10 @@ export class RelaySession {
           this.answerer.onWait = undefined;
           hooks.sessionFree();
         }
-        outcome = await this.outcomeAfterCall(upstream, first.call, outcomeP, waitMs, input.caseKey);
+        // A detached request only goes out once the call has ended: its outcome comes within the upstream's own wait.
+        outcome = input.detached
+          ? await outcomeP
+          : await this.outcomeAfterCall(upstream, first.call, outcomeP, waitMs, input.caseKey);
       }
     } catch (error) {
       outcome = { kind: "broken", detail: error instanceof Error ? error.message : String(error) };
@@ -567,6 +576,8 @@ export class RelaySession {
     output.relayLog = (
       outcome.kind === "broken" ? this.relay.stderr : this.relay.stderrSince(slice.stderrMark)
     ).slice(-RELAY_LOG_CHARS);
+    if (input.detached && outcome.kind === "broken" && outcome.detail.startsWith(DETACHED_UNSENT))
+      output.notApplicable = outcome.detail;
     return output;
   }
 

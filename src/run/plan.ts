@@ -77,6 +77,8 @@ export function notApplicableHere(kase: LoadedCase, profile: TargetProfile, era?
   }
   if (kase.stream && profile.upstream.transport !== "streamable-http")
     return `n/a on a ${profile.upstream.transport} upstream: only Streamable HTTP has a standalone GET stream beside each request's own response stream, so a request is related or unrelated to a call only there`;
+  if (kase.answererListens !== undefined && profile.downstream.transport !== "streamable-http")
+    return `n/a on a ${profile.downstream.transport} downstream: only a Streamable HTTP client chooses whether to open a standalone GET stream, the one way a request tied to none of its own can reach it`;
   // 2026-07-28: what a client without sampling may be sent is the rule; a relay with a person (or broker) at its
   // review surface answers sampling itself, so the downstream's declaration does not bound what it can answer.
   if (
