@@ -459,7 +459,10 @@ export class RelaySession {
         }
         // A detached request only goes out once the call has ended: its outcome comes within the upstream's own wait.
         outcome = input.detached
-          ? await outcomeP
+          ? await outcomeP.then(async (o) => {
+              await this.reviewerSettled();
+              return o;
+            })
           : await this.outcomeAfterCall(upstream, first.call, outcomeP, waitMs, input.caseKey);
       }
     } catch (error) {
@@ -473,6 +476,22 @@ export class RelaySession {
       { start, stderrMark, overlapping, released },
       callEnd,
     );
+  }
+
+  /**
+   * A detached case has no probe call left to wait for once the upstream has its outcome, and the relay may pass the
+   * reviewer's (or broker's) answer on before the reviewer's own HTTP call returns: wait, bounded, for every decision
+   * of the case to have its status, so what it answered is in the evidence.
+   */
+  private async reviewerSettled(): Promise<void> {
+    const reviewer = this.reviewer;
+    if (!reviewer) return;
+    const deadline = performance.now() + CALL_END_GRACE_MS;
+    const pending = () =>
+      reviewer.records.some(
+        (r) => r.decision.action !== "none" && r.status === undefined && !r.decision.note,
+      );
+    while (pending() && performance.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   }
 
   /** The case lets the session go while it settles: what both ends had seen of it so far is kept as it was. */
