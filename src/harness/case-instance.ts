@@ -32,7 +32,8 @@ export function withProfileDelay(answer: Answer, profile: TargetProfile): Answer
 export function sessionGroup(item: { kase: LoadedCase; era: Era }): string {
   const caps = JSON.stringify(answererCapabilities(item.kase));
   const held = item.kase.holdInitialized ? ` hold-initialized ${item.kase.row}/${item.kase.id}` : "";
-  return `${item.era} ${item.kase.downstreamEra ?? item.era} ${caps}${held}`;
+  const deaf = item.kase.answererListens === false ? " no-get-stream" : "";
+  return `${item.era} ${item.kase.downstreamEra ?? item.era} ${caps}${held}${deaf}`;
 }
 
 /** Why a case could not be driven (a session that could not start, a refusal), kept for the cases after it. */

@@ -105,6 +105,7 @@ export async function openDownstream(
   recorder: FrameRecorder,
   session?: string,
   era?: Era,
+  listen: { noStandaloneStream?: boolean } = {},
 ): Promise<{ channel: LineChannel; close(): Promise<void> }> {
   switch (profile.downstream.transport) {
     case "stdio":
@@ -123,6 +124,7 @@ export async function openDownstream(
         profile.startupTimeoutMs,
         downstreamHeaders(profile, undefined),
         era,
+        listen.noStandaloneStream === true,
       );
       return { channel: recorded(http.channel, recorder, "downstream", session), close: http.close };
     }

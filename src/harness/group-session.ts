@@ -77,7 +77,15 @@ export class GroupSession {
       return { failure: this.failure };
     }
     const opened = await shared.gate.through(
-      () => this.start(era, capabilities, kase.downstreamEra, shared, kase.holdInitialized === true),
+      () =>
+        this.start(
+          era,
+          capabilities,
+          kase.downstreamEra,
+          shared,
+          kase.holdInitialized === true,
+          kase.answererListens === false,
+        ),
       (v) => v instanceof RelaySession,
     );
     if (opened instanceof RelaySession) this.session = opened;
@@ -90,6 +98,7 @@ export class GroupSession {
     downstreamEra: Era | undefined,
     shared: Shared,
     holdInitialized: boolean,
+    noStandaloneStream: boolean,
   ): Promise<RelaySession | NoSession> {
     const shape = clientShape({ era, downstreamEra, holdInitialized });
     const refused = shared.refused.get(shape);
@@ -105,6 +114,7 @@ export class GroupSession {
         capabilities,
         ...(downstreamEra ? { downstreamEra } : {}),
         ...(holdInitialized ? { holdInitialized } : {}),
+        ...(noStandaloneStream ? { noStandaloneStream } : {}),
         ...(this.plan.maxFrameBytes ? { maxFrameBytes: this.plan.maxFrameBytes } : {}),
         control: this.control,
       });

@@ -68,6 +68,8 @@ export async function httpDownstreamChannel(
   timeoutMs: number,
   headers?: Record<string, string>,
   era?: Era,
+  /** Never open the standalone GET stream (Streamable HTTP): the GET is answered 405 here, as the relay is never asked. */
+  noStandaloneStream = false,
 ): Promise<{ channel: LineChannel; close(): Promise<void> }> {
   const modern = era !== undefined && isModernEra(era);
   const target = new URL(url);
@@ -113,6 +115,9 @@ export async function httpDownstreamChannel(
   /** Requests (JSON text of their id) a 4xx answered with a JSON-RPC error: their failed POST ends nothing. */
   const answeredByRefusal = new Set<string>();
   const fetch: typeof tapped = async (input, init) => {
+    // A client that never listens: the SDK takes 405 to mean "no standalone stream here" and goes on without one.
+    if (noStandaloneStream && (init?.method ?? "GET").toUpperCase() === "GET")
+      return new Response(null, { status: 405 });
     const response = await tapped(input, init);
     if (!response.ok) {
       refusedWith = response.status;

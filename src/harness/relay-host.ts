@@ -82,13 +82,21 @@ export class RelayHost {
   async connect<A extends { connect(timeoutMs: number): Promise<void> }>(
     recorder: FrameRecorder,
     make: (channel: LineChannel) => A,
-    options: { session?: string; era?: Era; waiting?: (why: string) => void } = {},
+    options: {
+      session?: string;
+      era?: Era;
+      noStandaloneStream?: boolean;
+      waiting?: (why: string) => void;
+    } = {},
   ): Promise<A> {
     const { profile } = this.options;
     const url = this.downstreamUrl;
     const connected = await Promise.race([
       connectWhenReady(
-        () => openDownstream(profile, this.relay, url, recorder, options.session, options.era),
+        () =>
+          openDownstream(profile, this.relay, url, recorder, options.session, options.era, {
+            noStandaloneStream: options.noStandaloneStream === true,
+          }),
         make,
         {
           http: profile.downstream.transport !== "stdio",

@@ -105,6 +105,7 @@ function caseInput({ kase, era }: WorkItem, c: CaseInstance) {
     ...(review ? { review } : {}),
     ...(kase.mrtr ? { mrtr: withCanary(kase.mrtr, c.canary) } : {}),
     ...(kase.stream === "standalone" ? { unrelated: true } : {}),
+    ...(kase.detached ? { detached: true } : {}),
     ...(sequence ?? {}),
   });
 }

@@ -25,7 +25,7 @@ import { ProbeToolMissing } from "./probe-call.ts";
 import { onceMoreIfPortTaken, RelayHost } from "./relay-host.ts";
 import { fillPlaceholders, RELAY_LOG_CHARS, type RelayProcess } from "./relay-process.ts";
 import { Reviewer, type ReviewRecord } from "./reviewer.ts";
-import { ScriptedUpstream } from "./upstream.ts";
+import { DETACHED_UNSENT, ScriptedUpstream } from "./upstream.ts";
 import {
   CALL_END_GRACE_MS,
   MRTR_DEADLINE_SLACK_MS,
@@ -46,6 +46,8 @@ export interface SessionOptions {
   downstreamEra?: Era;
   /** The answerer holds back notifications/initialized until after the first case's probe call (legacy eras). */
   holdInitialized?: boolean;
+  /** Streamable HTTP downstream: the answerer never opens the standalone GET stream. */
+  noStandaloneStream?: boolean;
   control: ControlServer;
   /** The most bytes of one frame the evidence keeps (default DEFAULT_MAX_FRAME_BYTES, src/harness/frames.ts). */
   maxFrameBytes?: number;
@@ -63,6 +65,8 @@ export interface CaseRunInput {
   mrtr?: InputFraming;
   /** Streamable HTTP upstream: send the sampling request on the standalone GET stream, tied to no request. */
   unrelated?: boolean;
+  /** Legacy eras: the upstream answers the probe call first and sends the sampling request afterwards, on its own. */
+  detached?: boolean;
   /** The sampling request's JSON-RPC id (legacy eras; the fuzzer's): default the upstream's next own id. */
   requestId?: JsonRpcId;
   /** Several sampling requests in one case, and the answerer's result for each. */
@@ -125,7 +129,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 
 /** What the upstream does on the case's probe call. */
 function armed(input: CaseRunInput, waitMs: number, done: (o: UpstreamOutcome) => void): ArmedProbe {
-  const { caseKey, params, mrtr, sequence, unrelated, requestId } = input;
+  const { caseKey, params, mrtr, sequence, unrelated, detached, requestId } = input;
   return {
     caseKey,
     params,
@@ -134,6 +138,7 @@ function armed(input: CaseRunInput, waitMs: number, done: (o: UpstreamOutcome) =
     mrtr,
     ...(sequence ? { sequence } : {}),
     ...(unrelated ? { unrelated: true } : {}),
+    ...(detached ? { detached: true } : {}),
     ...(requestId !== undefined ? { requestId } : {}),
   };
 }
@@ -365,6 +370,7 @@ export class RelaySession {
       },
       {
         era: downstreamEra,
+        ...(this.options.noStandaloneStream ? { noStandaloneStream: true } : {}),
         waiting: (why) => {
           this.step = `the relay to be ready at ${url} (last: ${why.slice(0, 160)})`;
           if (/ECONNREFUSED|fetch failed/.test(why)) this.step = `the relay to listen at ${url}`;
@@ -477,7 +483,13 @@ export class RelaySession {
           this.answerer.onWait = undefined;
           hooks.sessionFree();
         }
-        outcome = await this.outcomeAfterCall(upstream, first.call, outcomeP, waitMs, input.caseKey);
+        // A detached request only goes out once the call has ended: its outcome comes within the upstream's own wait.
+        outcome = input.detached
+          ? await outcomeP.then(async (o) => {
+              await this.reviewerSettled();
+              return o;
+            })
+          : await this.outcomeAfterCall(upstream, first.call, outcomeP, waitMs, input.caseKey);
       }
     } catch (error) {
       outcome = { kind: "broken", detail: error instanceof Error ? error.message : String(error) };
@@ -490,6 +502,22 @@ export class RelaySession {
       { start, stderrMark, overlapping, released },
       callEnd,
     );
+  }
+
+  /**
+   * A detached case has no probe call left to wait for once the upstream has its outcome, and the relay may pass the
+   * reviewer's (or broker's) answer on before the reviewer's own HTTP call returns: wait, bounded, for every decision
+   * of the case to have its status, so what it answered is in the evidence.
+   */
+  private async reviewerSettled(): Promise<void> {
+    const reviewer = this.reviewer;
+    if (!reviewer) return;
+    const deadline = performance.now() + CALL_END_GRACE_MS;
+    const pending = () =>
+      reviewer.records.some(
+        (r) => r.decision.action !== "none" && r.status === undefined && !r.decision.note,
+      );
+    while (pending() && performance.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   }
 
   /** The case lets the session go while it settles: what both ends had seen of it so far is kept as it was. */
@@ -593,6 +621,8 @@ export class RelaySession {
     output.relayLog = (
       outcome.kind === "broken" ? this.relay.stderr : this.relay.stderrSince(slice.stderrMark)
     ).slice(-RELAY_LOG_CHARS);
+    if (input.detached && outcome.kind === "broken" && outcome.detail.startsWith(DETACHED_UNSENT))
+      output.notApplicable = outcome.detail;
     return output;
   }
 

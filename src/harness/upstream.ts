@@ -9,8 +9,16 @@ import {
   PeerIdChangedError,
   PeerTimeoutError,
 } from "./jsonrpc-peer.ts";
+import { DETACHED_AFTER_CALL_MS } from "./waits.ts";
 
 export const PROBE_TOOL = "conformance_probe";
+
+/**
+ * A detached request that never went out: the relay had closed the upstream connection once the call was answered (a
+ * gateway holding no upstream session between requests), so the upstream could not ask. The case is n/a, not judged.
+ */
+export const DETACHED_UNSENT =
+  "n/a: the relay closed its upstream connection once the call was answered, so the upstream had none to send a request on";
 
 /** What the upstream does on the next probe tool call: send these sampling params and report what came back. */
 export interface Probe {
@@ -23,6 +31,11 @@ export interface Probe {
   unrelated?: boolean;
   /** The sampling request's JSON-RPC id (the fuzzer's, from the whole id space); default the peer's next. */
   requestId?: JsonRpcId;
+  /**
+   * Answer the probe call at once and send the sampling request DETACHED_AFTER_CALL_MS later, tied to no request
+   * (Streamable HTTP: on the standalone GET stream; stdio: whenever, as a stdio server may).
+   */
+  detached?: boolean;
 }
 
 /** What the relay asked for at initialize. */
@@ -141,6 +154,19 @@ export class ScriptedUpstream {
     this.probe = undefined;
     this.called = connection;
     const { peer } = connection;
+    if (probe.detached) {
+      const waitMs = Math.max(1, probe.waitMs - DETACHED_AFTER_CALL_MS);
+      setTimeout(() => {
+        if (peer.closed !== undefined)
+          return probe.done({ kind: "broken", detail: `${DETACHED_UNSENT} (${peer.closed})` });
+        void this.sample(peer, probe.params, waitMs, probe.waitMs, true, probe.requestId).then(probe.done);
+      }, DETACHED_AFTER_CALL_MS);
+      return {
+        result: {
+          content: [{ type: "text", text: "mcpx-conform sends its sampling request after this result" }],
+        },
+      };
+    }
     const outcome = probe.sequence
       ? await this.sequence(peer, probe.sequence, performance.now() + probe.waitMs, probe.waitMs)
       : await this.sample(peer, probe.params, probe.waitMs, probe.waitMs, probe.unrelated, probe.requestId);

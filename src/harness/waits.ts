@@ -79,6 +79,12 @@ export const HOLD_INITIALIZED_MS = scaled(600);
  */
 export const HELD_REQUEST_MS = scaled(4_000);
 
+/**
+ * A `detached` case: how long after answering the probe call the upstream sends its sampling request, so the call's
+ * result has travelled through the relay and no request of the answerer's is pending when the request arrives.
+ */
+export const DETACHED_AFTER_CALL_MS = scaled(300);
+
 // --- bounds (controller.ts, processes.ts): never waited out by a working relay ---
 
 /** On top of caseTimeoutMs, what one case may take before the relay is deemed to have stopped answering: the waits above plus margin. */

@@ -271,6 +271,19 @@ export const CaseSchema = z
      * A case with `stream` does not apply to other upstream transports (its cell there is n/a).
      */
     stream: z.enum(["related", "standalone"]).optional(),
+    /**
+     * Legacy eras: the upstream answers the probe tool call at once and sends its sampling request afterwards, on its
+     * own, while no request of the relay's is pending (stdio: on the connection, as a stdio server may at any time;
+     * Streamable HTTP: on the standalone GET stream). The case waits for the upstream's outcome until its deadline.
+     */
+    detached: z.literal(true).optional(),
+    /**
+     * Streamable HTTP downstreams, legacy eras: whether the answerer opens the standalone GET stream after
+     * initialize, as the SDK's client does (true), or never (false: its GET is answered 405, as by a client without
+     * one). A case that sets it does not apply to other downstream transports (its cell there is n/a) and has a
+     * relay session of its own kind.
+     */
+    answererListens: z.boolean().optional(),
     expect: z.array(ExpectationSchema).min(1),
     /**
      * The wire checks this case's rule rests on (ids of src/model/checks.ts), when the expectation alone does not
@@ -300,6 +313,10 @@ export const CaseSchema = z
     holdInitialized: z.literal(true).optional(),
   })
   .strict()
+  .refine((c) => !c.detached || !(c.eras ?? []).includes("2026-07-28"), {
+    message: "detached is for legacy eras (2026-07-28 sends sampling inside a result)",
+    path: ["detached"],
+  })
   .refine((c) => !c.holdInitialized || !(c.eras ?? []).includes("2026-07-28"), {
     message: "holdInitialized is for legacy eras (2026-07-28 has no initialize)",
     path: ["holdInitialized"],

@@ -48,6 +48,12 @@ export interface RelayPolicy {
    * server SHOULD NOT send requests other than pings and logging before receiving the initialized notification").
    */
   awaitsInitialized: boolean;
+  /**
+   * Whether a sampling request is sent to a legacy downstream that declared no `sampling` capability ("Both parties
+   * MUST: … Only use capabilities that were successfully negotiated", 2025-11-25 basic/lifecycle#operation). The
+   * reference: never; the upstream gets -32601, what a client without sampling answers.
+   */
+  asksUndeclared: boolean;
   /** May rewrite a request's params before asking the downstream (the reference relay never does). */
   rewriteRequest(params: Record<string, unknown>): Record<string, unknown>;
   /** May rewrite a result before relaying it (the reference relay never does). */
@@ -126,6 +132,7 @@ export const REFERENCE_POLICY: RelayPolicy = {
   }),
   fitForDownstream,
   awaitsInitialized: true,
+  asksUndeclared: false,
   rewriteRequest: (params) => params,
   rewriteResult: (result) => result,
   inputForUnanswered: () => undefined,

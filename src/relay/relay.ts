@@ -260,6 +260,14 @@ export async function runRelay(options: RelayOptions): Promise<void> {
     params: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<{ result: Record<string, unknown>; relayedAsIs: boolean }> => {
+    // The SDK server sends requests its client never negotiated unless strict; the relay refuses them itself.
+    const sampling = server.getClientCapabilities()?.sampling;
+    if (!policy.asksUndeclared && (typeof sampling !== "object" || sampling === null)) {
+      throw new WireFailure({
+        code: ErrorCode.MethodNotFound,
+        message: "Method not found: the client declared no sampling capability",
+      });
+    }
     if (policy.awaitsInitialized && !initialized && !(await untilInitialized(options.answerTimeoutMs)))
       throw new Unanswered(policy.expired(options.answerTimeoutMs));
     try {

@@ -77,6 +77,8 @@ export function notApplicableHere(kase: LoadedCase, profile: TargetProfile, era?
   }
   if (kase.stream && profile.upstream.transport !== "streamable-http")
     return `n/a on a ${profile.upstream.transport} upstream: only Streamable HTTP has a standalone GET stream beside each request's own response stream, so a request is related or unrelated to a call only there`;
+  if (kase.answererListens !== undefined && profile.downstream.transport !== "streamable-http")
+    return `n/a on a ${profile.downstream.transport} downstream: only a Streamable HTTP client chooses whether to open a standalone GET stream, the one way a request tied to none of its own can reach it`;
   // 2026-07-28: what a client without sampling may be sent is the rule; a relay with a person (or broker) at its
   // review surface answers sampling itself, so the downstream's declaration does not bound what it can answer.
   if (
@@ -87,6 +89,17 @@ export function notApplicableHere(kase: LoadedCase, profile: TargetProfile, era?
     !kase.capabilities.sampling
   )
     return `n/a for a target that answers through its own ${profile.answerer.kind} surface: the downstream's missing sampling capability does not bound what the relay can answer (judged by sampling-relay-roundtrip instead)`;
+  // Legacy eras likewise for what the relay may send or declare for a client that declared no sampling; a case with a
+  // `review` is about that surface answering, so it still applies.
+  if (
+    era &&
+    !isModernEra(era) &&
+    profile.answerer.kind !== "client" &&
+    !kase.review &&
+    kase.capabilities &&
+    !kase.capabilities.sampling
+  )
+    return `n/a for a target that answers through its own ${profile.answerer.kind} surface: with a person (or broker) there, the relay supports sampling whatever its downstream declared`;
   if (brokerWithoutModel(profile.answerer)) return downstreamNeverAsked(kase, era);
   return undefined;
 }

@@ -87,6 +87,21 @@ const TOOLHIVE_PROXY_MODERN: Record<string, string> = {
 const EXPECTED: Record<string, Record<string, string>> = {
   "mcp-remote": { ...PASS_THROUGH, [`${ISOLATION}/intermediary`]: "n/a" },
   "mcp-remote-sse": { ...PASS_THROUGH, [`${ISOLATION}/intermediary`]: "n/a" },
+  // --protocol auto (docs/real-relays.md): a 2026-07-28 upstream's input_required becomes sampling requests to a legacy
+  // client (the round trip bridges), each waited on up to 10 minutes (the expiry case fails), params forwarded raw;
+  // a client without sampling is still asked in 2025-11-25, as with the plain pipe.
+  "mcp-remote-auto": {
+    "sampling-relay-roundtrip/intermediary": "pass",
+    "sampling-relay-content-unchanged/intermediary": "pass",
+    "sampling-both-validate-message-content/client": "fail",
+    "sampling-mrtr-request-state-echoed/client@2026-07-28": "pass",
+    "sampling-mrtr-retry-new-id/client@2026-07-28": "pass",
+    "sampling-mrtr-no-per-input-error/client@2026-07-28": "pass",
+    "sampling-relay-adapts-to-downstream-era/intermediary@2026-07-28": "fail",
+    "sampling-only-negotiated-capabilities/server@2025-11-25": "fail",
+    "sampling-relay-unrelated-requests/client@2025-11-25": "pass",
+    [`${ISOLATION}/intermediary`]: "n/a",
+  },
   // One upstream process shared by every SSE session, and every frame it writes goes to every session.
   "supergateway-stdio-sse": { ...PASS_THROUGH, [`${ISOLATION}/intermediary`]: "fail" },
   // One upstream process per Mcp-Session-Id: sessions cannot see each other's requests.

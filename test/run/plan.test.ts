@@ -36,11 +36,12 @@ describe("harnessCannotDrive: a 2026-07-28 end over legacy SSE cannot exist (n/a
 describe("planRun: stream cases (sampling-relay-unrelated-requests) apply to Streamable HTTP upstreams only", () => {
   const register = loadRegister();
   const cases = loadCases(register).filter((c) => c.row === "sampling-relay-unrelated-requests");
-  const plan = (up: string) =>
-    planRun({ register, cases, profile: profile("stdio", up), eras: ["2025-11-25"] as Era[] });
+  const streamCases = cases.filter((c) => c.stream);
+  const plan = (up: string, down = "stdio", only = streamCases) =>
+    planRun({ register, cases: only, profile: profile(down, up), eras: ["2025-11-25"] as Era[] });
 
   it("has both forms, related and standalone", () => {
-    expect(cases.map((c) => c.stream).sort()).toEqual(["related", "standalone"]);
+    expect(streamCases.map((c) => c.stream).sort()).toEqual(["related", "standalone"]);
   });
 
   it("runs them on a Streamable HTTP upstream", () => {
@@ -58,6 +59,47 @@ describe("planRun: stream cases (sampling-relay-unrelated-requests) apply to Str
           status: "skip",
           na: true,
           reason: expect.stringMatching(/standalone GET stream/),
+        }),
+        expect.objectContaining({ status: "skip", na: true }),
+      ]);
+    }
+  });
+});
+
+describe("planRun: detached cases run on every upstream; answererListens only on a Streamable HTTP downstream", () => {
+  const register = loadRegister();
+  const detached = loadCases(register).filter((c) => c.detached);
+  const plan = (up: string, down: string) =>
+    planRun({ register, cases: detached, profile: profile(down, up), eras: ["2025-11-25"] as Era[] });
+
+  it("has the three forms: any answerer, a listening one, one without a GET stream", () => {
+    expect(detached.map((c) => [c.id, c.answererListens]).sort()).toEqual([
+      ["after-call", undefined],
+      ["after-call-listening-answerer", true],
+      ["after-call-no-listening-answerer", false],
+    ]);
+  });
+
+  it("runs all three against a Streamable HTTP downstream, whatever the upstream", () => {
+    for (const up of ["stdio", "streamable-http", "sse"]) {
+      const p = plan(up, "streamable-http");
+      expect(p.work.map((w) => w.kase.id).sort(), up).toEqual([
+        "after-call",
+        "after-call-listening-answerer",
+        "after-call-no-listening-answerer",
+      ]);
+    }
+  });
+
+  it("runs only the plain one on stdio and SSE downstreams, the others n/a with the reason", () => {
+    for (const down of ["stdio", "sse"]) {
+      const p = plan("stdio", down);
+      expect(p.work.map((w) => w.kase.id)).toEqual(["after-call"]);
+      expect(p.unrun.map((u) => u.result)).toEqual([
+        expect.objectContaining({
+          status: "skip",
+          na: true,
+          reason: expect.stringMatching(/n\/a on a .* downstream/),
         }),
         expect.objectContaining({ status: "skip", na: true }),
       ]);
