@@ -63,6 +63,7 @@ interface UpstreamSession {
 
 /** A LineChannel fed by the host: what arrives before anyone listens is kept until they do. */
 class SessionChannel implements LineChannel {
+  unrelatedReady?: () => Promise<boolean>;
   private readonly lineHandlers: Array<(line: string, via?: string) => void> = [];
   private readonly rawHandlers: Array<(raw: string, via?: string) => void> = [];
   private readonly closeHandlers: Array<(reason: string) => void> = [];
@@ -270,6 +271,8 @@ export class HttpUpstreamHost {
         transport.send(message, relatedRequestId === undefined ? undefined : { relatedRequestId }),
       () => transport.close(),
     );
+    // A request tied to no request of the relay's goes on its standalone GET stream, if it holds one open.
+    session.channel.unrelatedReady = () => standaloneStream(session).then(() => session.standalone > 0);
     transport.onmessage = (message) => this.inbound(session, message);
     transport.onerror = (error) => debug(`upstream ${session.label}: ${error.message}`);
     transport.onclose = () => {

@@ -36,6 +36,11 @@ export interface LineChannel {
    * that does not serve a client's era refuses its first requests at the HTTP level).
    */
   httpRefusal?(method: string): number | undefined;
+  /**
+   * Streamable HTTP upstream: whether a request tied to no request of the relay can go out now (the relay holds a
+   * standalone GET stream open, after a moment's wait for it). Other channels can always send.
+   */
+  unrelatedReady?(): Promise<boolean>;
 }
 
 export type JsonRpcId = string | number;
@@ -146,6 +151,11 @@ export class JsonRpcPeer {
         options,
       );
     });
+  }
+
+  /** Whether a request tied to no request of the other side can go out on this channel now (LineChannel.unrelatedReady). */
+  unrelatedReady(): Promise<boolean> {
+    return this.channel.unrelatedReady?.() ?? Promise.resolve(true);
   }
 
   /** Whether `id` is free for a request of this peer (never sent under before). */

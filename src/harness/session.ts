@@ -25,7 +25,7 @@ import { ProbeToolMissing } from "./probe-call.ts";
 import { onceMoreIfPortTaken, RelayHost } from "./relay-host.ts";
 import { fillPlaceholders, RELAY_LOG_CHARS, type RelayProcess } from "./relay-process.ts";
 import { Reviewer, type ReviewRecord } from "./reviewer.ts";
-import { DETACHED_UNSENT, ScriptedUpstream } from "./upstream.ts";
+import { DETACHED_NO_STREAM, DETACHED_UNSENT, ScriptedUpstream } from "./upstream.ts";
 import {
   CALL_END_GRACE_MS,
   MRTR_DEADLINE_SLACK_MS,
@@ -621,7 +621,11 @@ export class RelaySession {
     output.relayLog = (
       outcome.kind === "broken" ? this.relay.stderr : this.relay.stderrSince(slice.stderrMark)
     ).slice(-RELAY_LOG_CHARS);
-    if (input.detached && outcome.kind === "broken" && outcome.detail.startsWith(DETACHED_UNSENT))
+    if (
+      input.detached &&
+      outcome.kind === "broken" &&
+      [DETACHED_UNSENT, DETACHED_NO_STREAM].some((unsent) => outcome.detail.startsWith(unsent))
+    )
       output.notApplicable = outcome.detail;
     return output;
   }

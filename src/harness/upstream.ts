@@ -19,6 +19,14 @@ export const PROBE_TOOL = "conformance_probe";
  */
 export const DETACHED_UNSENT =
   "n/a: the relay closed its upstream connection once the call was answered, so the upstream had none to send a request on";
+/**
+ * The same on a Streamable HTTP upstream whose relay holds no standalone GET stream open once the call is answered (a
+ * transparent HTTP proxy opens one only when its client does): a server can send a request tied to no request only
+ * there (transports, "Listening for Messages from the Server"), so the upstream could not ask, and the relay is not
+ * judged on a request it never received.
+ */
+export const DETACHED_NO_STREAM =
+  "n/a: the relay kept no standalone GET stream open to its Streamable HTTP upstream once the call was answered, so the upstream had nowhere to send a request tied to no request";
 
 /** What the upstream does on the next probe tool call: send these sampling params and report what came back. */
 export interface Probe {
@@ -159,7 +167,13 @@ export class ScriptedUpstream {
       setTimeout(() => {
         if (peer.closed !== undefined)
           return probe.done({ kind: "broken", detail: `${DETACHED_UNSENT} (${peer.closed})` });
-        void this.sample(peer, probe.params, waitMs, probe.waitMs, true, probe.requestId).then(probe.done);
+        void peer
+          .unrelatedReady()
+          .then((ready) =>
+            ready
+              ? this.sample(peer, probe.params, waitMs, probe.waitMs, true, probe.requestId).then(probe.done)
+              : probe.done({ kind: "broken", detail: DETACHED_NO_STREAM }),
+          );
       }, DETACHED_AFTER_CALL_MS);
       return {
         result: {
