@@ -23,7 +23,7 @@ import {
   withoutPointers,
 } from "./json-diff.ts";
 import { hasMeaning, stackedPrefixes } from "./meanings.ts";
-import { type MrtrWireCheck, mrtrRetryChecks } from "./mrtr-wire.ts";
+import { mrtrRetryChecks } from "./mrtr-wire.ts";
 import { reviewChecks } from "./review-shown.ts";
 import { requestsSent, type SequenceInput, sequenceChecks } from "./sequence.ts";
 

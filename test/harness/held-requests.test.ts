@@ -5,26 +5,13 @@ import { JsonRpcPeer, type LineChannel } from "../../src/harness/jsonrpc-peer.ts
 import { ModernAnswerer } from "../../src/harness/mrtr.ts";
 import { PROBE_TOOL } from "../../src/harness/upstream.ts";
 import { HELD_REQUEST_MS } from "../../src/harness/waits.ts";
+import { linePair } from "../helpers/line-pair.ts";
 
 /**
  * A relay that answers no request before the client's notifications/initialized (the official Java SDK's server holds
  * each one until then: McpServerSession.handleIncomingRequest waits on its exchange, made at initialized). The harness
  * must read that as a kind of client the relay does not serve (n/a), never as a relay that fails to start (error).
  */
-
-function linePair(): [LineChannel, LineChannel] {
-  const handlers: [Array<(l: string) => void>, Array<(l: string) => void>] = [[], []];
-  const end = (me: 0 | 1): LineChannel => ({
-    send: (line) => {
-      setImmediate(() => {
-        for (const h of handlers[(1 - me) as 0 | 1]) h(line);
-      });
-    },
-    onLine: (h) => handlers[me].push(h),
-    onClose: () => undefined,
-  });
-  return [end(0), end(1)];
-}
 
 const TOOLS = { tools: [{ name: PROBE_TOOL, inputSchema: { type: "object" } }] };
 

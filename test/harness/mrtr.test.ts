@@ -1,24 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { JsonRpcPeer, type LineChannel } from "../../src/harness/jsonrpc-peer.ts";
+import { JsonRpcPeer } from "../../src/harness/jsonrpc-peer.ts";
 import { DEFAULT_INPUT_KEY, ModernAnswerer, ModernUpstream } from "../../src/harness/mrtr.ts";
 import { PROBE_TOOL } from "../../src/harness/upstream.ts";
 import type { UpstreamOutcome } from "../../src/model/evidence.ts";
 import { META } from "../../src/protocol/wire.ts";
+import { linePair } from "../helpers/line-pair.ts";
 
 /** Two line channels wired to each other in memory (delivery on a later tick, like a pipe). */
-function linePair(): [LineChannel, LineChannel] {
-  const handlers: [Array<(l: string) => void>, Array<(l: string) => void>] = [[], []];
-  const end = (me: 0 | 1): LineChannel => ({
-    send: (line) => {
-      setImmediate(() => {
-        for (const h of handlers[(1 - me) as 0 | 1]) h(line);
-      });
-    },
-    onLine: (h) => handlers[me].push(h),
-    onClose: () => undefined,
-  });
-  return [end(0), end(1)];
-}
 
 const PARAMS = { messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 8 };
 const RESULT = { role: "assistant", content: { type: "text", text: "hello" }, model: "m" };
