@@ -19,7 +19,6 @@ import type { HarnessPlan } from "./harness-plan.ts";
 import { bystanderAnswer, runIsolationCase } from "./isolation.ts";
 import { Scheduler, type Unit, unitsOf, type WorkItem } from "./scheduler.ts";
 import { runInSession, type Settling } from "./session-driver.ts";
-import { holdStallMonitor, type StallMonitor } from "./stalls.ts";
 import { LANE_HOLD_MS, SPLIT_AFTER_MS } from "./waits.ts";
 
 export type { CaseRun } from "../model/case-run.ts";
@@ -43,15 +42,12 @@ export async function runCases(plan: HarnessPlan): Promise<CaseRun[]> {
   if (plan.signal) setMaxListeners(0, plan.signal);
   const control = new ControlServer();
   await control.start();
-  // The harness times its own stalls for the whole run: a case it was late for is not judged (lateness.ts).
-  const stalls = holdStallMonitor();
-  const lanes = new Lanes(plan, control, stalls.monitor);
+  const lanes = new Lanes(plan, control);
   try {
     await lanes.run();
   } finally {
     await lanes.close();
     await control.close();
-    stalls.release();
   }
   return lanes.runs();
 }
@@ -61,7 +57,7 @@ class Lanes {
   private readonly slots: Array<CaseRun | undefined>;
   private readonly units: Array<Unit<GroupSession>>;
   private readonly scheduler: Scheduler<GroupSession>;
-  private readonly shared: Shared;
+  private readonly shared: Shared = { gate: new StartGate(), everySession: new Map(), refused: new Map() };
   private readonly settling: Promise<void>[] = [];
   private readonly closing: Promise<void>[] = [];
   private readonly lanes: number;
@@ -71,9 +67,7 @@ class Lanes {
   constructor(
     private readonly plan: HarnessPlan,
     private readonly control: ControlServer,
-    stalls: StallMonitor,
   ) {
-    this.shared = { gate: new StartGate(), everySession: new Map(), refused: new Map(), stalls };
     this.slots = new Array(plan.work.length);
     this.units = unitsOf<GroupSession>({
       work: plan.work,

@@ -1,5 +1,4 @@
 import type { LoadedCase } from "../model/load.ts";
-import type { TargetProfile } from "../model/target.ts";
 import { type Era, isModernEra } from "../protocol/eras.ts";
 import { MAX_STARTS_PER_GROUP } from "./budget.ts";
 import { answererCapabilities, type Failure } from "./case-instance.ts";
@@ -7,7 +6,6 @@ import type { ControlServer } from "./channels.ts";
 import type { HarnessPlan } from "./harness-plan.ts";
 import type { Scheduler, WorkItem } from "./scheduler.ts";
 import { RelaySession, SessionStartError } from "./session.ts";
-import type { StallMonitor } from "./stalls.ts";
 
 /**
  * Relay sessions of a run: one per session group, started once and reopened at most once, a gate that starts them one
@@ -147,23 +145,6 @@ export class GroupSession {
     }
   }
 
-  /**
-   * A relay session of this group's shape that is not the group's: a case the harness was late for runs again on it
-   * (its caller closes it). `profile` may give the harness more patience (its start-up and case bounds scaled).
-   */
-  openFresh({ kase, era }: WorkItem, profile: TargetProfile): Promise<RelaySession> {
-    return RelaySession.open({
-      profile,
-      profileFile: this.plan.profileFile,
-      era,
-      capabilities: answererCapabilities(kase),
-      ...(kase.downstreamEra ? { downstreamEra: kase.downstreamEra } : {}),
-      ...(kase.holdInitialized ? { holdInitialized: true } : {}),
-      ...(this.plan.maxFrameBytes ? { maxFrameBytes: this.plan.maxFrameBytes } : {}),
-      control: this.control,
-    });
-  }
-
   async close(): Promise<void> {
     // A start still under way (ahead of a turn that never came: bail, interrupt) is waited for, then closed.
     const ahead = this.ahead;
@@ -225,10 +206,6 @@ export interface Shared {
   gate: StartGate;
   everySession: Map<string, Failure>;
   refused: Map<string, Failure>;
-  /** The harness's own stalls (stalls.ts): whether it was too late for a case to mean anything. */
-  stalls?: StallMonitor;
-  /** The re-runs of cases the harness was late for go one at a time (each adds no load to the next). */
-  reruns?: Promise<unknown>;
 }
 
 /** Why a case of this shape needs no start: its kind of client was refused, or failed silently, earlier in the run. */

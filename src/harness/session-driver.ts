@@ -1,15 +1,11 @@
 import { caseKey } from "../model/case-key.ts";
-import type { HarnessLateness } from "../model/evidence.ts";
 import { caseTimeoutMsFor, type TargetProfile } from "../model/target.ts";
 import type { CaseInstance } from "./case-instance.ts";
 import { type GroupSession, NOT_RETRIED, type Shared } from "./group-session.ts";
 import type { HarnessPlan } from "./harness-plan.ts";
 import { withCanary } from "./instantiate.ts";
-import { type Attempt, rerunScale, rerunWhileLate } from "./late-rerun.ts";
-import { harnessLateness } from "./lateness.ts";
 import { RELAY_LOG_CHARS } from "./relay-process.ts";
 import type { WorkItem } from "./scheduler.ts";
-import { sequenceFor } from "./sequence.ts";
 import { type CaseHooks, type CaseRunOutput, RelaySession } from "./session.ts";
 import { CASE_SLACK_MS, LANE_HOLD_MS } from "./waits.ts";
 
@@ -40,7 +36,7 @@ export async function runInSession(
   c: CaseInstance,
   shared: Shared,
 ): Promise<Settling | undefined> {
-  const { kase } = item;
+  const { kase, era } = item;
   const session = await group.acquire(item, shared);
   if (!(session instanceof RelaySession)) {
     if (session.refused) c.notApplicable(session.failure.reason, session.failure.frames);
@@ -48,8 +44,18 @@ export async function runInSession(
     else c.notDriven(session.failure);
     return;
   }
-  const inputOf = caseInput(item, c);
-  const input = inputOf(c.sequence);
+  const review = kase.review ? withCanary(kase.review, c.canary) : undefined;
+  const input = {
+    caseKey: caseKey(kase, era),
+    params: c.params,
+    answer: c.answer,
+    canary: c.canary,
+    ...(review ? { review } : {}),
+    ...(kase.mrtr ? { mrtr: withCanary(kase.mrtr, c.canary) } : {}),
+    ...(kase.stream === "standalone" ? { unrelated: true } : {}),
+    ...(kase.detached ? { detached: true } : {}),
+    ...(c.sequence ?? {}),
+  };
   let handOn!: (how: "session" | "lane") => void;
   const handedOn = new Promise<"session" | "lane">((r) => {
     handOn = r;
@@ -68,23 +74,7 @@ export async function runInSession(
   // A case still running after LANE_HOLD_MS is waiting: its lane goes on (the first hand-on decides; a later
   // sessionFree still lets the session go through sessionFreed).
   const hold = setTimeout(hooks.laneFree, LANE_HOLD_MS);
-  const epoch = performance.now();
   const recorded = runBounded(session, plan.profile, input, plan.signal, hooks)
-    .then((output) => {
-      const first = { output, lateness: latenessOf(output, epoch, c.answer, plan.profile, shared) };
-      return rerunWhileLate(first, (_rerun, last) => {
-        // The group's session is free: the case runs again on a fresh one, apart from its lane.
-        hooks.sessionFree();
-        return lateRerun(
-          plan,
-          group,
-          item,
-          inputOf(sequenceFor(kase, c.canary, plan.maxFrameBytes)),
-          shared,
-          last,
-        );
-      });
-    })
     .then(c.record)
     .finally(() => clearTimeout(hold));
   // A case that only waits now hands its lane (and in 2026-07-28 its session) on and is recorded when it settles.
@@ -93,86 +83,6 @@ export async function runInSession(
     ? undefined
     : { settling: recorded, sessionFree: first === "session", sessionFreed };
 }
-
-/** The case's input to a relay session, given its sequence (a re-run gets a sequence of its own: it records its run). */
-function caseInput({ kase, era }: WorkItem, c: CaseInstance) {
-  const review = kase.review ? withCanary(kase.review, c.canary) : undefined;
-  return (sequence: CaseInstance["sequence"]) => ({
-    caseKey: caseKey(kase, era),
-    params: c.params,
-    answer: c.answer,
-    canary: c.canary,
-    ...(review ? { review } : {}),
-    ...(kase.mrtr ? { mrtr: withCanary(kase.mrtr, c.canary) } : {}),
-    ...(kase.stream === "standalone" ? { unrelated: true } : {}),
-    ...(kase.detached ? { detached: true } : {}),
-    ...(sequence ?? {}),
-  });
-}
-
-/** How late the harness was for this attempt (lateness.ts), from the stalls it measured since the case began. */
-function latenessOf(
-  output: CaseRunOutput,
-  epoch: number,
-  answer: CaseInstance["answer"],
-  profile: TargetProfile,
-  shared: Shared,
-): HarnessLateness | undefined {
-  if (!shared.stalls || output.harnessError !== undefined) return undefined;
-  const stalls = shared.stalls.since(epoch);
-  const broken = output.observation.upstream.kind === "broken";
-  return harnessLateness({
-    frames: output.frames,
-    answer,
-    deadlineMs: profile.answerTimeoutMs,
-    stalls,
-    ...(broken ? { brokenEndMs: Math.round(performance.now() - epoch) } : {}),
-  });
-}
-
-/**
- * The case once more, on a fresh relay session of its group's shape, with the harness's own bounds scaled by the load
- * it measured (rerunScale); re-runs of the run go one at a time. A session that cannot start is a harness error.
- */
-async function lateRerun(
-  plan: HarnessPlan,
-  group: GroupSession,
-  item: WorkItem,
-  input: Parameters<RelaySession["runCase"]>[0],
-  shared: Shared,
-  last: Attempt,
-): Promise<Attempt> {
-  const scale = last.lateness ? rerunScale(last.lateness) : 1;
-  const profile = {
-    ...plan.profile,
-    startupTimeoutMs: Math.round(plan.profile.startupTimeoutMs * scale),
-    caseTimeoutMs: Math.round(plan.profile.caseTimeoutMs * scale),
-  };
-  const turn = (shared.reruns ?? Promise.resolve()).then(async (): Promise<Attempt> => {
-    if (plan.signal?.aborted)
-      return {
-        output: { ...last.output, harnessError: "the run was interrupted before this case ran again" },
-        lateness: undefined,
-      };
-    let session: RelaySession;
-    try {
-      session = await group.openFresh(item, profile);
-    } catch (error) {
-      const why = `the relay session to run this case again (the harness was late for it) could not start: ${error instanceof Error ? error.message : String(error)}`;
-      return { output: { ...last.output, harnessError: why }, lateness: undefined };
-    }
-    try {
-      const epoch = performance.now();
-      const output = await runBounded(session, profile, input, plan.signal);
-      return { output, lateness: latenessOf(output, epoch, input.answer, plan.profile, shared) };
-    } finally {
-      await session.close();
-    }
-  });
-  shared.reruns = turn.catch(() => undefined);
-  return turn;
-}
-
 /**
  * One case with a hard bound: its caseTimeoutMs (caseTimeoutMsFor: longer for an expiry case) + CASE_SLACK_MS (+ startupTimeoutMs while the relay has not yet launched
  * the upstream). A case that exceeds it, or during which the relay sent nothing at either end, means the relay

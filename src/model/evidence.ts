@@ -159,39 +159,6 @@ export const ObservationSchema = z.object({
 });
 export type Observation = z.infer<typeof ObservationSchema>;
 
-/**
- * The harness's own lateness in one attempt of a case (src/harness/lateness.ts): every time in ms since the case
- * began. The harness was `lostMs` late on its script between the upstream's request (`requestAtMs`) and the later of
- * its last answer and the relay's outcome at the upstream (`untilMs`): the time it could not act (its stalls), or, if
- * more, its slowest answer's time past the script with the stalls before and after it; the answer was scripted `scriptedDelayMs` after
- * its question; the relay's declared deadline is
- * `deadlineMs`; `turnaroundMs`, the longest an answer took after its question reached the harness.
- */
-export const HarnessLatenessSchema = z.object({
-  deadlineMs: z.number(),
-  scriptedDelayMs: z.number(),
-  requestAtMs: z.number(),
-  untilMs: z.number(),
-  lostMs: z.number(),
-  turnaroundMs: z.number().optional(),
-  /**
-   * An expiry case (no answer scripted): the relay's expiry report at `untilMs` looked later than the judge's bound
-   * (given in `scriptedDelayMs`: the deadline plus slack) only by the `lostMs` the harness could not act.
-   */
-  expiry: z.literal(true).optional(),
-});
-export type HarnessLateness = z.infer<typeof HarnessLatenessSchema>;
-
-/** An attempt of a case that was not judged because the harness was late for it: kept beside the judged one. */
-export const LateAttemptSchema = z.object({
-  lateness: HarnessLatenessSchema,
-  /** Absent only in stable output. */
-  durationMs: z.number().optional(),
-  frames: z.array(RecordedFrameSchema),
-  observation: ObservationSchema,
-});
-export type LateAttempt = z.infer<typeof LateAttemptSchema>;
-
 export const EvidenceSchema = z
   .object({
     schema: z.literal("mcpx-conform/evidence@1"),
@@ -269,11 +236,6 @@ export const EvidenceSchema = z
      * 2,000 characters, with the profile's env values and anything credential-shaped redacted. Empty: nothing.
      */
     relayLog: z.string().optional(),
-    /**
-     * Earlier attempts of this case that were not judged: the harness itself was late for them (its answer may have
-     * left after the relay's deadline while the script meant it to leave before). The verdict is this transcript's.
-     */
-    lateAttempts: z.array(LateAttemptSchema).optional(),
   })
   .superRefine((e, ctx) => {
     if (e.stable) return;
