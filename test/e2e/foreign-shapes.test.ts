@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { DETACHED_UNSENT } from "../../src/harness/upstream.ts";
 import { type Evidence, EvidenceSchema } from "../../src/model/evidence.ts";
 import { type Cell, type Results, ResultsSchema } from "../../src/model/results.ts";
 import { resolveRunConfig } from "../../src/run/config.ts";
@@ -325,7 +326,10 @@ describe("a gateway that opens a new upstream per request", () => {
   it("over Streamable HTTP: the same verdicts as the twin holding one upstream session, each call on a session of its own", () => {
     const [a, b] = [resultsOf(runs.perRequestHttp), resultsOf(runs.perSessionHttp)];
     expect(a.cells.length).toBeGreaterThan(0);
-    expect(differences(a, b)).toEqual([]);
+    // A gateway holding no upstream session between calls has no connection for a request the upstream sends after
+    // the call (a detached case): n/a there, judged on the twin. Nothing else may differ.
+    const unsent = (d: string) => d.includes(`skip: ${DETACHED_UNSENT}`);
+    expect(differences(a, b).filter((d) => !unsent(d))).toEqual([]);
     expect(a.cells.filter((c) => c.status === "error").map(describeCell)).toEqual([]);
     const frames = upstreamRequests(
       evidenceOf(runs.perRequestHttp, "sampling-relay-roundtrip", "text-roundtrip", "2025-11-25").frames,
