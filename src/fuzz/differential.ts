@@ -2,6 +2,8 @@ import fc from "fast-check";
 import { ControlServer } from "../harness/channels.ts";
 import { RelaySession } from "../harness/session.ts";
 import { type CaseVerdict, judgeCase } from "../judge/case.ts";
+// A response under another id breaks the round trip's row ("Responses MUST include the same ID ...").
+import { ROUNDTRIP_ROW } from "../model/case-key.ts";
 import type { Frame, Observation } from "../model/evidence.ts";
 import type { TargetProfile } from "../model/target.ts";
 import { type Era, isModernEra } from "../protocol/eras.ts";
@@ -18,9 +20,6 @@ import {
   oracle,
 } from "./oracle.ts";
 import { pairingProblem } from "./pairing.ts";
-
-/** The row a response under another id breaks: the round trip's ("Responses MUST include the same ID ..."). */
-const ROUNDTRIP_ROW = "sampling-relay-roundtrip";
 
 /** The answerer declares tools so that every generated tool loop is legal to send; the oracle knows it. */
 export const FUZZ_CAPABILITIES: SamplingCapabilities = { sampling: { tools: {} } };

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { DEFAULT_MAX_FRAME_BYTES } from "../harness/frames.ts";
 import { caseSide, type JudgedCase } from "../judge/cells.ts";
 import { evidenceFor, type JudgedRun } from "../judge/judge-runs.ts";
+import { ROUNDTRIP_ROW } from "../model/case-key.ts";
 import type { Evidence } from "../model/evidence.ts";
 import { EVIDENCE_FILE_MAX_BYTES, fitEvidence } from "../model/evidence-budget.ts";
 import { writeTextFile } from "../model/output-files.ts";
@@ -58,9 +59,6 @@ export function writeEvidence(
   const fitted = fitEvidence(evidenceToWrite(j, meta), limits.budget, limits.maxFrameBytes);
   return { rel, sha: writeTextFile(outDir, rel, fitted.text), bytes: fitted.bytes };
 }
-
-/** The row every era's other cases rest on (its failure is their prerequisite's). */
-const ROUNDTRIP_ROW = "sampling-relay-roundtrip";
 
 /** A failing verdict that is its era's failed round trip, not the case's own finding (applyPrerequisite, notRunVerdict). */
 function restsOnPrerequisite(verdict: {
