@@ -52,15 +52,22 @@ python_venv() { # NAME REQUIREMENTS
   quietly ".venv-relays/$1.log" "$venv/bin/pip" install --disable-pip-version-check --retries 0 -r "$2"
   cp "$2" "$venv/requirements.txt"
 }
-if command -v python3 >/dev/null 2>&1; then
+setup_python() {
+  if ! command -v python3 >/dev/null 2>&1; then
+    say "no python3: the Python relays and the Python SDK pass-through are not installed; their tests are skipped."
+    return 0
+  fi
   for req in targets/real/pypi/*.txt; do [ -e "$req" ] && python_venv "$(basename "$req" .txt)" "$req"; done
   for req in targets/foreign/sdk-python/requirements.txt; do [ -e "$req" ] && python_venv sdk-python "$req"; done
-else
-  say "no python3: the Python relays and the Python SDK pass-through are not installed; their tests are skipped."
-fi
+  return 0
+}
 
 # ── Go: `go install` of pinned commands, `go build` of the SDK pass-through ─────────────────────────────────────────
-if command -v go >/dev/null 2>&1; then
+setup_go() {
+  if ! command -v go >/dev/null 2>&1; then
+    say "no go: the Go relays and the Go SDK pass-through are not installed; their tests are skipped."
+    return 0
+  fi
   mkdir -p .go-relays/bin
   export GOBIN=$ROOT/.go-relays/bin
   if [ -f targets/real/go.txt ] && ! current targets/real/go.txt .go-relays/go.txt; then
@@ -78,12 +85,14 @@ if command -v go >/dev/null 2>&1; then
       mv .go-relays/sdk-go.next .go-relays/sdk-go.built
     fi
   fi
-else
-  say "no go: the Go relays and the Go SDK pass-through are not installed; their tests are skipped."
-fi
+}
 
 # ── Rust: `cargo install --locked` of pinned crates, `cargo build --locked` of the SDK pass-through ─────────────────
-if command -v cargo >/dev/null 2>&1; then
+setup_rust() {
+  if ! command -v cargo >/dev/null 2>&1; then
+    say "no cargo: the Rust relays and the Rust SDK pass-through are not installed; their tests are skipped."
+    return 0
+  fi
   mkdir -p .cargo-relays
   # Compiled dependencies are kept in the user's cache, outside the clone (a build cache only: what runs is installed
   # into .cargo-relays/), so a second clone on the same machine, as CI's is, rebuilds in seconds instead of minutes.
@@ -109,12 +118,11 @@ if command -v cargo >/dev/null 2>&1; then
       mv .cargo-relays/sdk-rust.next .cargo-relays/sdk-rust.built
     fi
   fi
-else
-  say "no cargo: the Rust relays and the Rust SDK pass-through are not installed; their tests are skipped."
-fi
+}
 
 # ── Java: the SDK pass-through, one jar with its dependencies ─────────────────────────────────────────────────────────
-if [ -f targets/foreign/sdk-java/pom.xml ]; then
+setup_java() {
+  [ -f targets/foreign/sdk-java/pom.xml ] || return 0
   if command -v mvn >/dev/null 2>&1 && command -v java >/dev/null 2>&1; then
     mkdir -p .java-relays
     cat targets/foreign/sdk-java/pom.xml $(find targets/foreign/sdk-java/src -name '*.java' | sort) >.java-relays/sdk-java.next
@@ -128,4 +136,26 @@ if [ -f targets/foreign/sdk-java/pom.xml ]; then
   else
     say "no mvn or java: the Java SDK pass-through is not built; its tests are skipped."
   fi
+}
+
+# ── The four registries at once ─────────────────────────────────────────────────────────────────────────────────────
+# pip and Maven mostly wait on the network and Go and cargo on the compiler (whose last crates and links use one core),
+# so side by side a fresh machine's set-up takes about the longest group, not their sum. Each group logs to its own
+# files; a group that fails stops the set-up with its name once all have ended (none is left running).
+declare -A GROUP_PID
+for group in python go rust java; do
+  (
+    start=$SECONDS
+    "setup_$group"
+    say "$group: done in $((SECONDS - start)) s"
+  ) &
+  GROUP_PID[$group]=$!
+done
+failed=""
+for group in python go rust java; do
+  wait "${GROUP_PID[$group]}" || failed="$failed $group"
+done
+if [ -n "$failed" ]; then
+  say "failed:$failed (see the log named above)"
+  exit 1
 fi
