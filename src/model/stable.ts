@@ -7,7 +7,10 @@ import type { Results } from "./results.ts";
  * a message or the relay's output does). What is left out, and nothing else:
  * - results.json: `startedAt`, `finishedAt`, each case's `durationMs`, each fuzz summary's `durationMs`;
  * - evidence: `startedAt`, `durationMs`, each frame's `t` (the frames stay in the order they were seen), a timeout's
- *   measured `afterMs` (its `deadlineMs`, a fixed figure, stays) and each check's `measuredMs`.
+ *   measured `afterMs` (its `deadlineMs`, a fixed figure, stays) and each check's `measuredMs`;
+ * - in the harness's own words (a case's reason, a cell's note, a fuzz reason, a check's detail): a wall-clock date-time
+ *   quoted from what a relay sent (a relay stamping `_meta.timestamp`), whole or cut by the reason's clip, becomes
+ *   `<time>` (withoutWallClock). The frames keep the relay's output as it was: they are the evidence.
  * One order is made canonical, as it is a race between concurrent exchanges, not a fact a verdict rests on: within a
  * run of JSON-RPC responses seen back to back (no request or notification between them, at either end: e.g. a burst
  * of concurrent requests answered as each completes, and the relay forwarding each answer as it comes), responses are
@@ -17,6 +20,18 @@ import type { Results } from "./results.ts";
  * Both files then say `"stable": true`, so a reader knows the times are absent on purpose. The verdicts are judged
  * before any of this is dropped: stable output differs from the usual only in what it records, never in a verdict.
  */
+
+/**
+ * An ISO 8601 date-time anywhere ("2026-12-04T07:52:40.123Z"), or one a clip cut short inside a JSON string before its
+ * day or after its "T" ("2026-12-…"); a whole date with no time (an era, "2025-11-25…") is not a clock.
+ */
+const DATE_TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/g;
+const CLIPPED_DATE_TIME = /(?<=")\d{4}-(?:\d{0,2}|\d{2}-\d?|\d{2}-\d{2}T[\d:.]*)(?=…)/g;
+
+/** Text the harness wrote, with the wall-clock date-times it quotes replaced by `<time>` (an era, a date, stays). */
+export function withoutWallClock(text: string): string {
+  return text.replace(DATE_TIME, "<time>").replace(CLIPPED_DATE_TIME, "<time>");
+}
 
 function stableOutcome(outcome: UpstreamOutcome): UpstreamOutcome {
   if (outcome.kind !== "timeout") return outcome;
@@ -130,7 +145,11 @@ export function stableEvidence(evidence: Evidence): Evidence {
     observation: stableObservation(evidence.observation),
     verdict: {
       ...evidence.verdict,
-      checks: evidence.verdict.checks.map(({ measuredMs: _measuredMs, ...check }) => check),
+      reason: withoutWallClock(evidence.verdict.reason),
+      checks: evidence.verdict.checks.map(({ measuredMs: _measuredMs, ...check }) => ({
+        ...check,
+        detail: withoutWallClock(check.detail),
+      })),
     },
   };
 }
@@ -143,8 +162,19 @@ export function stableResults(results: Results): Results {
     stable: true,
     cells: results.cells.map((cell) => ({
       ...cell,
-      cases: cell.cases.map(({ durationMs: _durationMs, ...c }) => c),
+      ...(cell.note !== undefined ? { note: withoutWallClock(cell.note) } : {}),
+      cases: cell.cases.map(({ durationMs: _durationMs, ...c }) => ({
+        ...c,
+        reason: withoutWallClock(c.reason),
+      })),
     })),
-    ...(results.fuzz ? { fuzz: results.fuzz.map(({ durationMs: _durationMs, ...f }) => f) } : {}),
+    ...(results.fuzz
+      ? {
+          fuzz: results.fuzz.map(({ durationMs: _durationMs, ...f }) => ({
+            ...f,
+            reason: withoutWallClock(f.reason),
+          })),
+        }
+      : {}),
   };
 }

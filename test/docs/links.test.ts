@@ -3,15 +3,23 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { brokenLinks, linkTargets, slugs } from "./links.ts";
 
-/** README.md and every page under docs/: each relative link and #anchor resolves. */
+/** README.md and every page under docs/ (and its folders): each relative link and #anchor resolves. */
 const ROOT = resolve(import.meta.dirname, "../..");
 
 function committedPages(): Map<string, string> {
   const pages = new Map<string, string>([["README.md", readFileSync(join(ROOT, "README.md"), "utf8")]]);
-  for (const name of readdirSync(join(ROOT, "docs"))
-    .filter((n) => n.endsWith(".md"))
-    .sort())
-    pages.set(`docs/${name}`, readFileSync(join(ROOT, "docs", name), "utf8"));
+  // docs/ and its folders one level down (docs/real-relays/: a page per registry).
+  const folders = [
+    "docs",
+    ...readdirSync(join(ROOT, "docs"), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => `docs/${e.name}`),
+  ];
+  for (const folder of folders.sort())
+    for (const name of readdirSync(join(ROOT, folder))
+      .filter((n) => n.endsWith(".md"))
+      .sort())
+      pages.set(`${folder}/${name}`, readFileSync(join(ROOT, folder, name), "utf8"));
   return pages;
 }
 
@@ -19,6 +27,7 @@ describe("links in README.md and docs/", () => {
   it("every relative link and #anchor resolves", () => {
     const pages = committedPages();
     expect(pages.size).toBeGreaterThan(8);
+    expect([...pages.keys()]).toContain("docs/real-relays/sdks.md");
     expect(brokenLinks({ pages, exists: (p) => existsSync(join(ROOT, p)) })).toEqual([]);
   });
 

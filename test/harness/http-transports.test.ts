@@ -7,6 +7,8 @@ import { FrameRecorder } from "../../src/harness/frames.ts";
 import { httpDownstreamChannel, SSE_STREAM_CLOSED } from "../../src/harness/http-downstream.ts";
 import { type HttpTransport, HttpUpstreamHost } from "../../src/harness/http-upstream.ts";
 import { JsonRpcPeer } from "../../src/harness/jsonrpc-peer.ts";
+import { DETACHED_NO_STREAM, PROBE_TOOL, ScriptedUpstream } from "../../src/harness/upstream.ts";
+import type { UpstreamOutcome } from "../../src/model/evidence.ts";
 
 /**
  * The harness's HTTP ends talking straight to each other (no relay in between): the downstream client channel
@@ -328,5 +330,56 @@ describe("the HTTP upstream host records every request body before the SDK parse
       { session: "upstream-1", frame: GARBAGE[0] },
       { session: "upstream-1", frame: JSON.parse(GARBAGE[1]!) },
     ]);
+  });
+});
+
+describe("streamable-http: a request tied to no request goes out only on a GET stream the relay holds open", () => {
+  /**
+   * The harness upstream behind the recording wrapper every session uses, a Streamable HTTP client in front (the
+   * relay's side), and a detached probe: the upstream answers the call, then asks on its standalone GET stream.
+   */
+  async function detachedProbe(
+    clientListens: boolean,
+  ): Promise<{ outcome: UpstreamOutcome; asked: unknown[] }> {
+    const host = await HttpUpstreamHost.start("streamable-http");
+    cleanup.push(() => host.close());
+    const channel = host.next(5000);
+    const down = await httpDownstreamChannel(
+      "streamable-http",
+      host.url,
+      5000,
+      undefined,
+      undefined,
+      !clientListens,
+    );
+    cleanup.push(() => down.close());
+    const client = new JsonRpcPeer(down.channel, "c-");
+    const asked: unknown[] = [];
+    client.onRequest(async (method) => {
+      asked.push(method);
+      return { result: RESULT };
+    });
+    const upstream = new ScriptedUpstream(undefined, "2025-11-25");
+    const initialize = client.request("initialize", INIT, 5000);
+    upstream.attach(recorded(await channel, new FrameRecorder(), "upstream"));
+    await initialize;
+    client.notify("notifications/initialized");
+    const outcome = new Promise<UpstreamOutcome>((done) =>
+      upstream.arm({ caseKey: "k", params: PARAMS, waitMs: 3000, detached: true, done }),
+    );
+    await client.request("tools/call", { name: PROBE_TOOL, arguments: { caseKey: "k" } }, 5000);
+    return { outcome: await outcome, asked };
+  }
+
+  it("with no GET stream open the upstream could not ask: the probe says so (n/a), it never waits out a timeout", async () => {
+    const { outcome, asked } = await detachedProbe(false);
+    expect(outcome).toEqual({ kind: "broken", detail: DETACHED_NO_STREAM });
+    expect(asked).toEqual([]);
+  });
+
+  it("with the client's GET stream open the request goes out on it and is answered", async () => {
+    const { outcome, asked } = await detachedProbe(true);
+    expect(outcome).toEqual({ kind: "result", result: RESULT });
+    expect(asked).toEqual(["sampling/createMessage"]);
   });
 });

@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { type Evidence, EvidenceSchema, type Frame } from "../../src/model/evidence.ts";
 import { type Results, ResultsSchema } from "../../src/model/results.ts";
-import { orderResponseRuns, stableEvidence, stableResults, withoutRetries } from "../../src/model/stable.ts";
+import {
+  orderResponseRuns,
+  stableEvidence,
+  stableResults,
+  withoutRetries,
+  withoutWallClock,
+} from "../../src/model/stable.ts";
 
 /** The stable writer (`run --stable`): no wall-clock or measured time, frames in their order, nothing added. */
 
@@ -151,6 +157,60 @@ describe("stable output", () => {
     };
     expect(JSON.stringify(stableEvidence(later))).toBe(JSON.stringify(stableEvidence(evidence)));
     expect(JSON.stringify(later)).not.toBe(JSON.stringify(evidence));
+  });
+});
+
+describe("stable output: a date-time a relay stamped, quoted in the harness's words", () => {
+  // civic adds _meta.timestamp to what it relays; the reasons quote that _meta, clipped.
+  const clipped = (stamp: string) =>
+    `The upstream received a result, which differs from the answerer's: /_meta added (received {"targetSessionId":"s-1","timestamp":"${stamp}… (127 bytes of JSON))`;
+
+  it("is <time>, whole or clipped, in reasons, notes, fuzz reasons and check details", () => {
+    expect(withoutWallClock(clipped("2026-12-"))).toBe(clipped("<time>"));
+    expect(withoutWallClock(clipped("2027-01-31T2"))).toBe(clipped("<time>"));
+    expect(withoutWallClock('"at":"2026-12-04T07:52:40.123Z" and 2026-12-04T07:52:40+02:00')).toBe(
+      '"at":"<time>" and <time>',
+    );
+    const stamped = (stamp: string) => ({
+      ...results,
+      cells: [
+        {
+          ...results.cells[0]!,
+          note: `n/a since ${stamp}`,
+          cases: [{ ...results.cells[0]!.cases[0]!, reason: clipped(stamp.slice(0, 8)) }],
+        },
+      ],
+      fuzz: [{ ...results.fuzz![0]!, reason: `disagreed at ${stamp}` }],
+    });
+    const a = stableResults(stamped("2026-12-04T07:52:40.123Z"));
+    const b = stableResults(stamped("2027-01-31T23:59:59.999Z"));
+    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+    expect(a.cells[0]!.cases[0]!.reason).toBe(clipped("<time>"));
+    const check = { id: "c", ok: false, detail: clipped("2026-12-") };
+    const e = stableEvidence({
+      ...evidence,
+      verdict: { ...evidence.verdict, reason: clipped("2026-1"), checks: [check] },
+    });
+    expect(e.verdict.reason).toBe(clipped("<time>"));
+    expect(e.verdict.checks[0]!.detail).toBe(clipped("<time>"));
+  });
+
+  it("leaves eras, dates and the frames (the relay's own output) as they are", () => {
+    const text = 'in 2025-11-25 and 2026-07-28, released "2024-11-05"; sent "2025-11-25…';
+    expect(withoutWallClock(text)).toBe(text);
+    expect(withoutWallClock("the relay spoke 2025-11-25 (2024-11-05 asked)")).toBe(
+      "the relay spoke 2025-11-25 (2024-11-05 asked)",
+    );
+    const framed = {
+      ...evidence,
+      frames: [
+        frame(1, "upstream", "from-relay", {
+          id: 1,
+          result: { _meta: { timestamp: "2026-12-04T07:52:40Z" } },
+        }),
+      ],
+    };
+    expect(stableEvidence(framed).frames[0]!.message).toEqual(framed.frames[0]!.message);
   });
 });
 
