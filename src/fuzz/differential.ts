@@ -2,6 +2,8 @@ import fc from "fast-check";
 import { ControlServer } from "../harness/channels.ts";
 import { RelaySession } from "../harness/session.ts";
 import { type CaseVerdict, judgeCase } from "../judge/case.ts";
+import { FIDELITY_CHECKS } from "../judge/checks/delivered.ts";
+import { fidelityBroken, responseIdChanged } from "../judge/checks/fuzz.ts";
 // A response under another id breaks the round trip's row ("Responses MUST include the same ID ...").
 import { ROUNDTRIP_ROW } from "../model/case-key.ts";
 import type { Frame, Observation } from "../model/evidence.ts";
@@ -59,7 +61,7 @@ export interface FuzzCounterexample {
 }
 
 /** The judge's own fidelity checks, which the fuzzer's say better (with values). */
-const JUDGE_FIDELITY = new Set(["request-unchanged", "result-unchanged"]);
+const JUDGE_FIDELITY: ReadonlySet<string> = new Set(FIDELITY_CHECKS);
 
 /**
  * The differential verdict on one exchange: the judge's verdict on the oracle's expectation, and, where the oracle
@@ -89,7 +91,7 @@ export function differential(
       verdict: {
         status: "fail",
         reason: `${unpaired.charAt(0).toUpperCase()}${unpaired.slice(1)}`,
-        checks: [...verdict.checks, { id: "fuzz-response-id-unchanged", ok: false, detail: unpaired }],
+        checks: [...verdict.checks, responseIdChanged(unpaired)],
       },
     };
   const delivered = says.expect.find((e) => e.outcome === "delivered");
@@ -97,11 +99,7 @@ export function differential(
   const diffs = says.row === CONTENT_UNCHANGED_ROW ? fidelity(observation, dropped) : [];
   if (diffs.length === 0)
     return { agree: verdict.status === "pass", row: says.row, side: says.side, verdict };
-  const checks = diffs.map((d) => ({
-    id: `fuzz-${d.document}-fidelity`,
-    ok: false,
-    detail: describeFidelity(d),
-  }));
+  const checks = diffs.map((d) => fidelityBroken(d.document, describeFidelity(d)));
   const others = verdict.checks
     .filter((c) => !c.ok && (c.level ?? "must") === "must" && !JUDGE_FIDELITY.has(c.id))
     .map((c) => c.detail);

@@ -37,7 +37,7 @@ export interface Sequence {
   /**
    * What is kept of the outcome of each request after the first (default: all of it), as soon as nothing needs more
    * of it. The first request's outcome is the probe's, judged in full; the others are judged on what this leaves
-   * (src/judge/sequence.ts). Applying it twice changes nothing.
+   * (src/judge/checks/sequence.ts). Applying it twice changes nothing.
    */
   keptOutcome?(outcome: UpstreamOutcome): UpstreamOutcome;
 }

@@ -303,7 +303,7 @@ async function until(ready: () => boolean, boundMs: number): Promise<boolean> {
  * apart. A calls first; B calls once A has been asked; A answers once B has been asked (after the case's delay), B
  * later still: when A's answer comes, both exchanges are open at the relay, so a relay that files pending exchanges by
  * input key, or continues the latest one, hands A's answer to B's call. B is a second asker, not a bystander: the
- * verdict (src/judge/isolation.ts) wants each session asked its own request only and each upstream call's retry to
+ * verdict (src/judge/checks/isolation.ts) wants each session asked its own request only and each upstream call's retry to
  * carry its own session's answer under its own requestState.
  */
 // Long: one relay, two clients and their upstream, set up, raced and reaped in one visible order.

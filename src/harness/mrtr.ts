@@ -383,7 +383,7 @@ export class ModernUpstream implements HarnessUpstream {
 
   /**
    * The retry's answer is the outcome. Whether the retry itself keeps the rules (a new JSON-RPC id, requestState
-   * echoed, the same arguments) is the judge's to say from the wire log (src/judge/mrtr-wire.ts), each rule in its
+   * echoed, the same arguments) is the judge's to say from the wire log (src/judge/checks/retry.ts), each rule in its
    * own row, so a relay that breaks one of them is not also failed on the round trip.
    */
   private retry(a: Awaiting, params: Record<string, any>) {

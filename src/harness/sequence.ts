@@ -75,7 +75,7 @@ function loopStep(prev: Record<string, unknown>, outcome: UpstreamOutcome, n: nu
 /**
  * What a burst, a chain of requests or a tool loop keeps of the outcome of each request after the first: the outcome
  * compacted to `maxFrameBytes` (src/model/compact.ts), as its judge reads only the outcome's kind
- * (src/judge/sequence.ts), so a relay that answers 48 requests at once with 10 MiB each costs the harness one of them,
+ * (src/judge/checks/sequence.ts), so a relay that answers 48 requests at once with 10 MiB each costs the harness one of them,
  * not all 48. The first outcome is the probe's, kept whole. An `mrtr.keys` case keeps every outcome whole: its judge
  * finds each key's token in its answer (it has two or three keys).
  */

@@ -1,4 +1,3 @@
-import { type CheckId, countsOf } from "../model/checks.ts";
 import type { CellSide } from "../model/register.ts";
 
 /**
@@ -53,15 +52,4 @@ export function rowForRule(
 ): RowRef {
   const own = BY_RULE[rule];
   return own && hasCell(own.row) ? own : fallbackRow(channel);
-}
-
-/**
- * Where a check with fixed rows (`counts` in the check catalogue, src/model/checks.ts) counts from a case of `cell`:
- * undefined when it counts toward the case's own cell (it has no fixed rows, the case's row is one of them, or no
- * cell is given), else the first of its rows.
- */
-export function countedElsewhere(id: CheckId, cell: RowRef | undefined): RowRef | undefined {
-  const counts = countsOf(id);
-  if (!counts || !cell || counts.rows.includes(cell.row)) return undefined;
-  return { row: counts.rows[0], side: counts.side };
 }

@@ -1,6 +1,5 @@
 import { ROUNDTRIP_ROW } from "../model/case-key.ts";
 import type { CaseRun } from "../model/case-run.ts";
-import { type CheckId, CREDITED_CHECKS } from "../model/checks.ts";
 import type { Check, Evidence } from "../model/evidence.ts";
 import {
   type CellSide,
@@ -15,8 +14,10 @@ import { rowForRule } from "./attribution.ts";
 import { brokerPremise, declaredPremise } from "./broker-premise.ts";
 import { applyPrerequisite, type CaseVerdict, judgeCase } from "./case.ts";
 import { caseSide } from "./cells.ts";
+import { CREDITED_CHECKS } from "./checks/index.ts";
+import { unmetPrerequisite } from "./checks/prerequisite.ts";
+import type { SequenceInput } from "./checks/sequence.ts";
 import { COVERAGE_ROW, type Coverage, violationCoverage } from "./coverage.ts";
-import type { SequenceInput } from "./sequence.ts";
 
 /** The row of a relay between a downstream and an upstream of different eras. */
 const ADAPTS_ROW = "sampling-relay-adapts-to-downstream-era";
@@ -92,7 +93,7 @@ function coverageOf(run: CaseRun, side: CellSide): Coverage {
   );
 }
 
-/** What a case that sends several sampling requests sends (the judge compares them, src/judge/sequence.ts). */
+/** What a case that sends several sampling requests sends (the judge compares them, src/judge/checks/sequence.ts). */
 function sequenceOf(kase: CaseRun["kase"]): { sequence?: SequenceInput } {
   const q = kase.sequence;
   if (kase.mrtr?.keys) return { sequence: { kind: "keys", n: kase.mrtr.keys.length } };
@@ -158,7 +159,7 @@ export function judgeOne(rows: RowIndex, run: CaseRun, target: JudgeTarget = {})
     capabilities: run.capabilities as SamplingCapabilities,
     answerTimeoutMs: run.answerTimeoutMs,
     frames: run.frames,
-    ...(run.kase.checks ? { reliesOn: run.kase.checks as CheckId[] } : {}),
+    ...(run.kase.checks ? { reliesOn: run.kase.checks } : {}),
     ...sequenceOf(run.kase),
     attribute: (rule, channel) =>
       // Between eras, a message the other end cannot take is the bridge's failure to adapt, whatever the rule.
@@ -316,7 +317,7 @@ const caseSeverity = (j: JudgedRun) => j.run.kase.severity ?? rowSeverity(j.row)
  * own severity (a SHOULD row warns: the relay broke no MUST of this row by not relaying).
  */
 function notRunVerdict(pre: EraPrerequisite, why: string, severity: Severity): CaseVerdict {
-  const check = { id: "prerequisite", ok: false, detail: pre.what || why };
+  const check = unmetPrerequisite(pre.what || why);
   if (pre.na) return naPrerequisiteVerdict(pre, [check]);
   return pre.harness
     ? {
@@ -356,7 +357,7 @@ export function withEraPrerequisite(j: JudgedRun, pre: EraPrerequisite): JudgedR
   const none = { ...uncredited, attributed: [] };
   if (j.run.notRun) return { ...none, verdict: notRunVerdict(pre, j.run.notRun, caseSeverity(j)) };
   if (pre.na && j.verdict.status !== "error") {
-    const check = { id: "prerequisite", ok: false, detail: pre.what };
+    const check = unmetPrerequisite(pre.what);
     return { ...none, verdict: naPrerequisiteVerdict(pre, [...j.verdict.checks, check]) };
   }
   return { ...none, verdict: applyPrerequisite(j.verdict, pre, caseSeverity(j)) };

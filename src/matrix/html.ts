@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { CHECK_CATALOGUE } from "../model/checks.ts";
+import { CHECK_CATALOGUE } from "../judge/checks/index.ts";
 import type { Evidence } from "../model/evidence.ts";
 import { HTML_MAX_BYTES } from "../model/evidence-budget.ts";
 import type { Register } from "../model/register.ts";

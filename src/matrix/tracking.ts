@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CREDITED_CHECKS } from "../model/checks.ts";
+import { CREDITED_CHECKS } from "../judge/checks/index.ts";
 import { CellSideSchema, EraSchema } from "../model/register.ts";
 import { CellStatusSchema } from "../model/results.ts";
 import { ERAS, type Era, isEra } from "../protocol/eras.ts";

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { isCheckId } from "./checks.ts";
 import { CellSideSchema, EraSchema, SeveritySchema } from "./register.ts";
 
 /**
@@ -60,7 +59,7 @@ const ExtraChecks = {
   /**
    * The review surface (or broker) must have shown these stages, each with the server's name, the system prompt and
    * every message's text; a request with the full request and an answer skeleton the reference validator accepts, a
-   * response with the model's response (src/judge/review-shown.ts). Review and broker targets only.
+   * response with the model's response (src/judge/checks/review.ts). Review and broker targets only.
    */
   reviewed: z.array(z.enum(["request", "response"])).optional(),
   /**
@@ -286,11 +285,12 @@ export const CaseSchema = z
     answererListens: z.boolean().optional(),
     expect: z.array(ExpectationSchema).min(1),
     /**
-     * The wire checks this case's rule rests on (ids of src/model/checks.ts), when the expectation alone does not
-     * say it (e.g. 2026-07-28 retry rules): each must be evaluated on the exchange, or the case cannot pass.
+     * The wire checks this case's rule rests on (ids of the check table, src/judge/checks/), when the expectation
+     * alone does not say it (e.g. 2026-07-28 retry rules): each must be evaluated on the exchange, or the case cannot
+     * pass. That each names a check of the table is checked where a run loads its cases (src/run/config.ts).
      */
     checks: z
-      .array(z.string().refine(isCheckId, { message: "a check id of src/model/checks.ts" }))
+      .array(z.string().regex(/^[a-z][a-z0-9-]*$/, "a check id (kebab-case)"))
       .min(1)
       .optional(),
     /**

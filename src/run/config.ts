@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DEFAULT_MAX_FRAME_BYTES } from "../harness/frames.ts";
 import { defaultConcurrency } from "../harness/harness-plan.ts";
+import { isCheckId } from "../judge/checks/index.ts";
 import { type Baseline, BaselineSchema } from "../matrix/baseline.ts";
 import { DEFAULT_REPORTERS, parseReporters, type ReporterName } from "../matrix/reports.ts";
 import { caseMatches } from "../matrix/tracking.ts";
@@ -176,10 +177,22 @@ function caseSelection(globs: string[] | undefined, cases: LoadedCase[], rows: s
   return { rows: new Set(inRows.filter(matches).map((c) => c.row)), matches };
 }
 
+/**
+ * Each check a case names as its rule's evidence (`checks:`) is one of the check table's (src/judge/checks/): the
+ * case schema (src/model) cannot know them, as the model layer does not import the judge.
+ */
+export function knownChecks(cases: LoadedCase[]): LoadedCase[] {
+  for (const c of cases)
+    for (const id of c.checks ?? [])
+      if (!isCheckId(id))
+        throw new InputError(`unknown check '${id}' (a check id of src/judge/checks/)`, c.file, "checks");
+  return cases;
+}
+
 export function resolveRunConfig(opts: RunOptions): RunConfig {
   const cwd = opts.cwd ?? process.cwd();
   const register = loadRegister(opts.register ? resolve(cwd, opts.register) : DEFAULT_REGISTER);
-  const cases = loadCases(register, opts.cases ? resolve(cwd, opts.cases) : DEFAULT_CASES);
+  const cases = knownChecks(loadCases(register, opts.cases ? resolve(cwd, opts.cases) : DEFAULT_CASES));
   const targetFile = opts.target ? resolve(cwd, opts.target) : DEFAULT_TARGET;
   const profile = loadTarget(targetFile);
   const rowFilter = list(opts.rows);

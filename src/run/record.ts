@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { DEFAULT_MAX_FRAME_BYTES } from "../harness/frames.ts";
 import { caseSide, type JudgedCase } from "../judge/cells.ts";
+import { prerequisiteUnmet } from "../judge/checks/prerequisite.ts";
 import { evidenceFor, type JudgedRun } from "../judge/judge-runs.ts";
 import { ROUNDTRIP_ROW } from "../model/case-key.ts";
 import type { Evidence } from "../model/evidence.ts";
@@ -65,10 +66,7 @@ function restsOnPrerequisite(verdict: {
   status: string;
   checks: Array<{ id: string; ok: boolean }>;
 }): boolean {
-  return (
-    (verdict.status === "fail" || verdict.status === "warn") &&
-    verdict.checks.some((c) => c.id === "prerequisite" && !c.ok)
-  );
+  return (verdict.status === "fail" || verdict.status === "warn") && prerequisiteUnmet(verdict.checks);
 }
 
 /**

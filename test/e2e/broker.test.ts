@@ -12,7 +12,7 @@ import { ROOT, tempDir } from "../helpers/cli.ts";
  * of the same relay on the review rows; a broker whose question shows the request as a schema without messages and
  * offers `{}` (targets/broken/broker-shows-schema.yaml, what mcpx shows today) fails the three rows about what a
  * question shows, with reasons quoting what was (not) shown, and passes the rows about the decision: the person
- * there can still deny, approve and decline (each check counts toward its own row, src/judge/review-shown.ts).
+ * there can still deny, approve and decline (each check counts toward its own row, src/judge/checks/review.ts).
  */
 const SHOWN_ROWS = [
   "sampling-app-review-ui",

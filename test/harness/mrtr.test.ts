@@ -220,7 +220,7 @@ describe("ModernUpstream and ModernAnswerer (2026-07-28)", () => {
       },
       1000,
     );
-    // The altered requestState is sampling-mrtr-request-state-echoed's to fail (src/judge/mrtr-wire.ts), not the round trip's.
+    // The altered requestState is sampling-mrtr-request-state-echoed's to fail (src/judge/checks/retry.ts), not the round trip's.
     expect(await outcome).toEqual({ kind: "result", result: RESULT });
   });
 

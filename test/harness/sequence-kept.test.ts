@@ -1,10 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { recordEntry } from "../../src/harness/ends.ts";
 import { sequenceFor } from "../../src/harness/sequence.ts";
-import { sequenceChecks } from "../../src/judge/sequence.ts";
+import type { SequenceInput } from "../../src/judge/checks/sequence.ts";
+import { SEQUENCE } from "../../src/judge/checks/sequence.ts";
 import type { Case } from "../../src/model/case.ts";
 import { compactedOf } from "../../src/model/compact.ts";
-import type { SequenceEntry } from "../../src/model/evidence.ts";
+import type { Observation, SequenceEntry } from "../../src/model/evidence.ts";
+import type { Era } from "../../src/protocol/eras.ts";
+import { familyChecks } from "../helpers/checks.ts";
+
+const sequenceChecks = (
+  sequence: SequenceInput,
+  observation: Observation,
+  era: Era,
+  side: "client" | "server",
+) => familyChecks(SEQUENCE, { sequence, observation, era, cell: { row: "r", side } });
 
 /**
  * A case that sends several sampling requests keeps the first outcome whole (the probe's, judged in full) and the

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { judgeCase } from "../../src/judge/case.ts";
-import { bystanderCheck, ownCallChecks } from "../../src/judge/isolation.ts";
+import { ISOLATION } from "../../src/judge/checks/isolation.ts";
 import type { Frame, Observation } from "../../src/model/evidence.ts";
+import { familyChecks } from "../helpers/checks.ts";
 
 // 2026-07-28 session isolation with two askers: A (the case's canary) and B (a token of its own).
 const A = "cnry-test-1";
@@ -87,6 +88,13 @@ function frames(retries: Array<{ answer: string; state?: string; caseKey: string
     ),
   ];
 }
+
+/** One isolation check's outcomes on an exchange of two sessions (A's canary). */
+const isolationCheck = (id: string, o: Observation, canary: string, f?: Frame[]) =>
+  familyChecks(ISOLATION, { observation: o, canary, ...(f ? { frames: f } : {}) }).filter((c) => c.id === id);
+const bystanderCheck = (o: Observation, canary: string) => isolationCheck("only-the-asker-asked", o, canary);
+const ownCallChecks = (o: Observation, canary: string, f: Frame[] | undefined) =>
+  isolationCheck("answer-to-its-own-call", o, canary, f);
 
 const faithful = frames([
   { answer: A, state: "sA", caseKey: "a" },

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { judgeCase } from "../../src/judge/case.ts";
+import { SHOWN_ROWS, shownRowFor } from "../../src/judge/checks/review.ts";
 import { judgeRuns } from "../../src/judge/judge-runs.ts";
-import { SHOWN_ROWS, shownRowFor } from "../../src/judge/review-shown.ts";
 import type { CaseRun } from "../../src/model/case-run.ts";
 import type { Observation } from "../../src/model/evidence.ts";
 import { loadCases, loadRegister } from "../../src/model/load.ts";

@@ -16,7 +16,7 @@
   };
   const data = readJson("matrix-data", { cells: {}, rows: {}, glyphs: {} });
   const evidence = readJson("evidence", {});
-  // The check catalogue (src/model/checks.ts): what each check id proves, shown on hover.
+  // The check catalogue (the check table, src/judge/checks/): what each check id proves, shown on hover.
   const catalogue = readJson("checks", {});
   // A failed check's mark by level: advisory failures only warn; info checks are judged elsewhere (another row).
   // Words, not symbols: the page must read without an emoji or symbol font.

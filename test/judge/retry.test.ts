@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { mrtrRetryChecks } from "../../src/judge/mrtr-wire.ts";
+import { RETRY } from "../../src/judge/checks/retry.ts";
 import type { Frame } from "../../src/model/evidence.ts";
+import { familyChecks } from "../helpers/checks.ts";
+
+/** The retry family's checks on a 2026-07-28 exchange with these upstream frames. */
+const mrtrRetryChecks = (frames: Frame[]) =>
+  familyChecks(RETRY, {
+    era: "2026-07-28",
+    frames,
+    observation: { sent: {}, asked: [], upstream: { kind: "withheld", detail: "" } },
+  });
 
 /** The relay's call, the upstream's input_required answer, and the relay's retry, as the upstream end saw them. */
 function wire(opts: { retryId?: number; state?: string | null; echoed?: unknown; args?: unknown }): Frame[] {

@@ -1,18 +1,18 @@
-import type { CheckId } from "../model/checks.ts";
-import type { Check, Frame, Observation, UpstreamOutcome } from "../model/evidence.ts";
-import { isObject, METHOD } from "../protocol/wire.ts";
-import { firstDifference } from "./json-diff.ts";
+import type { Frame, Observation, UpstreamOutcome } from "../../model/evidence.ts";
+import { isObject, METHOD } from "../../protocol/wire.ts";
+import { firstDifference } from "../json-diff.ts";
+import { check, family, type Outcome } from "./check.ts";
+import { requestsSent } from "./sequence.ts";
 
 /**
- * Session isolation (cases with `sessions: 2`), judged from what each end saw. Legacy eras: session B is a bystander
+ * Who was asked what, and whose answer went where. Every case: the answerer saw only this case's requests, and one
+ * request opened at most one question on each side. Session isolation (cases with `sessions: 2`), judged from what each end saw. Legacy eras: session B is a bystander
  * and must never be asked. 2026-07-28: B is a second asker calling the probe tool while A's call is open, each
  * session's request and answer under a canary token of its own (neither contains the other): each session must be
  * asked its own request only, and each upstream call's retry must carry only its own session's answer, under the
  * requestState the upstream issued for that call ("MUST NOT be used for any other request that the client may be
  * sending in parallel", basic/patterns/mrtr.mdx). Pure: observation and frames in, checks out.
  */
-
-type IsolationCheck = Check & { id: CheckId };
 
 /** A session with a request of its own: the answerer (A, the case's canary) and every second asker. */
 interface Asker {
@@ -41,7 +41,7 @@ const tokensIn = (value: unknown, askers: Asker[]) => {
 const names = (askers: Asker[]) => askers.map((a) => `session ${a.session}`).join(" and ");
 
 /** Who was asked what: bystanders nothing; with several askers, each its own request only. */
-export function bystanderCheck(o: Observation, canary: string): IsolationCheck[] {
+function onlyTheAsker(o: Observation, canary: string): Outcome[] {
   if (!o.bystanders) return [];
   const askers = askersOf(o, canary);
   if (askers.length > 0) return askerChecks(o, askers);
@@ -49,7 +49,6 @@ export function bystanderCheck(o: Observation, canary: string): IsolationCheck[]
   const sessions = o.bystanders.map((b) => b.session).join(", ");
   return [
     {
-      id: "only-the-asker-asked",
       ok: asked.length === 0,
       detail:
         asked.length === 0
@@ -59,7 +58,7 @@ export function bystanderCheck(o: Observation, canary: string): IsolationCheck[]
   ];
 }
 
-function askerChecks(o: Observation, askers: Asker[]): IsolationCheck[] {
+function askerChecks(o: Observation, askers: Asker[]): Outcome[] {
   const askedOf = (session: string) =>
     session === ASKER ? o.asked : (o.bystanders?.find((b) => b.session === session)?.asked ?? []);
   const wrong: string[] = [];
@@ -71,7 +70,6 @@ function askerChecks(o: Observation, askers: Asker[]): IsolationCheck[] {
   }
   return [
     {
-      id: "only-the-asker-asked",
       ok: wrong.length === 0,
       detail:
         wrong.length === 0
@@ -82,7 +80,7 @@ function askerChecks(o: Observation, askers: Asker[]): IsolationCheck[] {
 }
 
 /** 2026-07-28 with several askers: each upstream call got its own session's answer, under its own requestState. */
-export function ownCallChecks(o: Observation, canary: string, frames: Frame[] | undefined): IsolationCheck[] {
+function ownCall(o: Observation, canary: string, frames: Frame[] | undefined): Outcome[] {
   const askers = askersOf(o, canary);
   if (askers.length === 0) return [];
   const wrong: string[] = [];
@@ -103,7 +101,6 @@ export function ownCallChecks(o: Observation, canary: string, frames: Frame[] | 
   wrong.push(...retryStates(frames ?? [], askers));
   return [
     {
-      id: "answer-to-its-own-call",
       ok: wrong.length === 0,
       detail:
         wrong.length === 0
@@ -180,3 +177,70 @@ function retryStates(frames: Frame[], askers: Asker[]): string[] {
   }
   return wrong;
 }
+
+/** Every request the answerer saw carried this case's canary, when the request sent carried it. */
+function noCrossTalk(o: Observation, canary: string): Outcome[] {
+  if (!JSON.stringify(o.sent).includes(canary) || o.asked.length === 0) return [];
+  const foreign = o.asked.filter((a) => !JSON.stringify(a).includes(canary));
+  return [
+    {
+      ok: foreign.length === 0,
+      detail:
+        foreign.length === 0
+          ? "every request the answerer saw came from this case"
+          : "the answerer received a request from another case",
+    },
+  ];
+}
+
+/**
+ * One request from the upstream opens at most one question on each side: a relay that drops a refusal and asks
+ * again (as mcpx did when its downstream host refused a relayed request) would otherwise pass every denial case.
+ */
+function askedOnce(o: Observation): Outcome[] {
+  const model = o.asked.length;
+  const reviewer = (o.reviews ?? []).filter((r) => r.stage === "request").length;
+  const sent = requestsSent(o);
+  if (model <= sent && reviewer <= sent) return [];
+  const what = sent === 1 ? "one request" : `${sent} requests`;
+  return [
+    {
+      ok: false,
+      detail:
+        model > sent
+          ? `the answerer was asked ${model}× for ${what}`
+          : `the review surface asked about ${what} ${reviewer}×`,
+    },
+  ];
+}
+
+export const ISOLATION = family({
+  checks: [
+    check({
+      id: "no-cross-talk",
+      proves: "every request the answerer saw came from this case",
+      rule: "sampling-relay-answers-only-the-asker",
+      judge: (ctx) => noCrossTalk(ctx.o, ctx.canary),
+    }),
+    check({
+      id: "asked-once",
+      proves: "one request opened at most one question on each side",
+      rule: "sampling-human-in-loop-can-deny",
+      judge: (ctx) => askedOnce(ctx.o),
+    }),
+    check({
+      id: "only-the-asker-asked",
+      proves:
+        "no other downstream session received the sampling request (2026-07-28, two askers: each session was asked its own request only)",
+      rule: "sampling-relay-answers-only-the-asker",
+      judge: (ctx) => onlyTheAsker(ctx.o, ctx.canary),
+    }),
+    check({
+      id: "answer-to-its-own-call",
+      proves:
+        "2026-07-28, two sessions calling at once: each upstream call's retry carried only its own session's answer, under the requestState issued for that call",
+      rule: "sampling-relay-answers-only-the-asker",
+      judge: (ctx) => ownCall(ctx.o, ctx.canary, ctx.frames),
+    }),
+  ],
+});

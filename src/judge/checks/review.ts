@@ -1,9 +1,10 @@
-import { type CheckId, countsOf } from "../model/checks.ts";
-import type { Check, Observation } from "../model/evidence.ts";
-import type { Era } from "../protocol/eras.ts";
-import { validateResult } from "../validator/index.ts";
-import { countedElsewhere, type RowRef } from "./attribution.ts";
-import { describeDifferences, differences } from "./json-diff.ts";
+import type { Observation } from "../../model/evidence.ts";
+import type { Era } from "../../protocol/eras.ts";
+import { validateResult } from "../../validator/index.ts";
+import type { RowRef } from "../attribution.ts";
+import { describeDifferences, differences } from "../json-diff.ts";
+import { type CheckContext, type CheckCounts, check, countedFrom, family, type Outcome } from "./check.ts";
+import { requestEdit } from "./observed.ts";
 
 /**
  * What a review question (the reference relay's review surface, or a broker's question as the profile points into
@@ -17,8 +18,6 @@ import { describeDifferences, differences } from "./json-diff.ts";
  * question shows only (SHOWN_ROWS), from whichever case it was seen in. A broker that shows no messages but honours
  * a denial passes sampling-human-in-loop-can-deny and fails sampling-app-review-ui.
  */
-
-type JudgeCheck = Check & { id: CheckId };
 
 const MAX_QUOTE = 160;
 function quote(value: unknown): string {
@@ -49,7 +48,7 @@ function contentTexts(content: unknown): string[] {
 }
 
 /** Each message's texts, with where each is. */
-export function messageTexts(messages: unknown): Array<{ at: string; text: string }> {
+function messageTexts(messages: unknown): Array<{ at: string; text: string }> {
   if (!Array.isArray(messages)) return [];
   return messages.flatMap((m, i) =>
     contentTexts((m as { content?: unknown } | null)?.content)
@@ -138,6 +137,8 @@ function questionProblems(
   return missing;
 }
 
+type Stage = "request" | "response";
+
 /**
  * The register rows about what a question shows, per stage (matrix/register.yaml): a request question is what the
  * person reviews (sampling-app-review-ui) and views before anything is sent (sampling-app-view-edit-prompts); a
@@ -145,55 +146,49 @@ function questionProblems(
  * a question seen in any other row's case counts. Not sampling-human-in-loop-can-deny nor
  * sampling-client-user-approval-controls: they are about the decision being honoured, not about what was shown.
  */
-export const SHOWN_ROWS: Readonly<Record<"request" | "response", readonly string[]>> = {
-  request: countsOf("review-request")!.rows,
-  response: countsOf("review-response")!.rows,
+const SHOWN_COUNTS = {
+  request: {
+    rows: ["sampling-app-review-ui", "sampling-app-view-edit-prompts"],
+    side: "client",
+    credited: true,
+  },
+  response: { rows: ["sampling-app-review-responses"], side: "client", credited: true },
+} as const satisfies Record<Stage, CheckCounts>;
+
+export const SHOWN_ROWS: Readonly<Record<Stage, readonly string[]>> = {
+  request: SHOWN_COUNTS.request.rows,
+  response: SHOWN_COUNTS.response.rows,
 };
 
 /** The row a stage's `review-<stage>` check counts toward from a case of `cell` (undefined: the case's own). */
-export function shownRowFor(stage: "request" | "response", cell: RowRef | undefined): RowRef | undefined {
-  return countedElsewhere(`review-${stage}`, cell);
+export function shownRowFor(stage: Stage, cell: RowRef | undefined): RowRef | undefined {
+  return countedFrom(SHOWN_COUNTS[stage], cell);
 }
 
+/** The question put at the case's stage (`ctx.subject`), when one was. */
+const questionAt = (ctx: CheckContext, stage: Stage) => (ctx.o.reviews ?? []).find((r) => r.stage === stage);
+
 /**
- * Per stage a case says must have been reviewed (`reviewed:`): `review-asked` (the question was put at all, the
- * case's own row) and `review-<stage>` (what it showed, counted toward SHOWN_ROWS: with `countsFor` when the case's
- * cell is another row, recorded there as info when it failed, and credited there when it held).
+ * What the question at `stage` showed (`review-<stage>`), counted toward SHOWN_ROWS: with `countsFor` when the case's
+ * cell is another row, recorded there as info when it failed, and credited there when it held.
  */
-export function reviewChecks(
-  stages: Array<"request" | "response">,
-  o: Observation,
-  era: Era,
-  edit: unknown,
-  cell?: RowRef,
-): JudgeCheck[] {
-  const checks: JudgeCheck[] = [];
+function shown(ctx: CheckContext, stage: Stage): Outcome[] {
+  const record = ctx.subject === stage ? questionAt(ctx, stage) : undefined;
+  if (!record) return [];
+  const o = ctx.o;
   const sent = (o.sent ?? {}) as Record<string, unknown>;
-  const asBroker = (o.reviews ?? []).some((r) => "shown" in r.question);
-  for (const stage of stages) {
-    const record = (o.reviews ?? []).find((r) => r.stage === stage);
-    if (!record) {
-      const where = asBroker ? "the broker" : "the review surface";
-      checks.push({ id: "review-asked", ok: false, detail: `${where} never showed the ${stage}` });
-      continue;
-    }
-    const q = record.question as Record<string, any>;
-    const where = surfaceOf(q);
-    checks.push({
-      id: "review-asked",
-      ok: true,
-      detail: `${where} put the ${stage} to the person answering`,
-    });
-    const about = stage === "request" ? sent : ((edit ?? sent) as Record<string, unknown>);
-    const missing = questionProblems(stage, q, about, sent, o, era);
-    const elsewhere = shownRowFor(stage, cell);
-    const detail =
-      missing.length === 0
-        ? `${where} showed the ${stage} with the server, system prompt, messages and ${stage === "request" ? "an answer skeleton the validator accepts" : "the model's response"}`
-        : `${where} showed the ${stage} without ${missing.join("; ")}`;
-    // Counted under the row about what a question shows, held or not (a held one is credited there too).
-    checks.push({
-      id: `review-${stage}` as const,
+  const q = record.question as Record<string, any>;
+  const where = surfaceOf(q);
+  const about = stage === "request" ? sent : ((requestEdit(o) ?? sent) as Record<string, unknown>);
+  const missing = questionProblems(stage, q, about, sent, o, ctx.era);
+  const elsewhere = shownRowFor(stage, ctx.cell);
+  const detail =
+    missing.length === 0
+      ? `${where} showed the ${stage} with the server, system prompt, messages and ${stage === "request" ? "an answer skeleton the validator accepts" : "the model's response"}`
+      : `${where} showed the ${stage} without ${missing.join("; ")}`;
+  // Counted under the row about what a question shows, held or not (a held one is credited there too).
+  return [
+    {
       ok: missing.length === 0,
       ...(elsewhere
         ? {
@@ -202,7 +197,48 @@ export function reviewChecks(
             detail: `${detail} (counted under ${elsewhere.row}, ${elsewhere.side} side)`,
           }
         : { detail }),
-    });
-  }
-  return checks;
+    },
+  ];
 }
+
+/**
+ * Per stage a case says must have been reviewed (`reviewed:`, the family's subjects, in order): `review-asked` (the
+ * question was put at all, the case's own row) and `review-<stage>` (what it showed).
+ */
+export const REVIEW = family({
+  subjects: (ctx) => ctx.e.reviewed ?? [],
+  checks: [
+    check({
+      id: "review-asked",
+      proves:
+        "the review surface (or broker) put the stage the case names (request, response) to the person at all",
+      rule: "the case's own row (e.g. sampling-human-in-loop-can-deny: a person never asked cannot deny)",
+      judge: (ctx) => {
+        const stage = ctx.subject as Stage;
+        const record = questionAt(ctx, stage);
+        if (!record) {
+          const asBroker = (ctx.o.reviews ?? []).some((r) => "shown" in r.question);
+          const where = asBroker ? "the broker" : "the review surface";
+          return [{ ok: false, detail: `${where} never showed the ${stage}` }];
+        }
+        const where = surfaceOf(record.question as Record<string, unknown>);
+        return [{ ok: true, detail: `${where} put the ${stage} to the person answering` }];
+      },
+    }),
+    check({
+      id: "review-request",
+      proves:
+        "the review surface (or broker) showed the request with the server, system prompt, every message's text, the full request and an answer skeleton the validator accepts",
+      rule: "sampling-app-review-ui (or sampling-app-view-edit-prompts in its own cases), from whichever case it was seen in",
+      counts: SHOWN_COUNTS.request,
+      judge: (ctx) => shown(ctx, "request"),
+    }),
+    check({
+      id: "review-response",
+      proves: "the review surface showed the model's response unchanged before delivery",
+      rule: "sampling-app-review-responses, from whichever case it was seen in",
+      counts: SHOWN_COUNTS.response,
+      judge: (ctx) => shown(ctx, "response"),
+    }),
+  ],
+});
