@@ -4,7 +4,7 @@ import { register as registerEvidence } from "./evidence.ts";
 import { COMMAND_EXAMPLES, exampleHelp } from "./examples.ts";
 import { register as registerGate } from "./gate.ts";
 import { register as registerInit } from "./init.ts";
-import type { CliIo } from "./io.ts";
+import type { CliIo, SetExit } from "./io.ts";
 import { register as registerList } from "./list.ts";
 import { register as registerMerge } from "./merge.ts";
 import { register as registerRelay } from "./relay.ts";
@@ -13,9 +13,6 @@ import { register as registerReplay } from "./replay.ts";
 import { register as registerRun } from "./run.ts";
 import { register as registerSite } from "./site.ts";
 import { register as registerValidate } from "./validate.ts";
-
-/** Sets the exit code of the running command. */
-export type SetExit = (code: number) => void;
 
 /**
  * One line per subcommand module; each module exports `register(program, setExit, io)`.

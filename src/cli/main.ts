@@ -1,7 +1,7 @@
 import { Command, CommanderError } from "commander";
-import { registerCommands, type SetExit } from "./commands.ts";
+import { registerCommands } from "./commands.ts";
 import { EXIT, InputError } from "./errors.ts";
-import { type CliIo, processIo } from "./io.ts";
+import { type CliIo, processIo, type SetExit } from "./io.ts";
 import { toolInfo } from "./run.ts";
 
 export const TOOL_NAME = "mcpx-conform";

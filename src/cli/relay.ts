@@ -1,6 +1,5 @@
 import { type Command, InvalidArgumentError } from "commander";
-import type { SetExit } from "./commands.ts";
-import type { CliIo } from "./io.ts";
+import type { CliIo, SetExit } from "./io.ts";
 
 export function positiveInt(value: string): number {
   const n = Number(value);

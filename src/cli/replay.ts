@@ -19,9 +19,8 @@ import {
 import { writeJsonFile } from "../model/output-files.ts";
 import { toolInfo } from "../run/config.ts";
 import { planRun } from "../run/plan.ts";
-import type { SetExit } from "./commands.ts";
 import { EXIT } from "./errors.ts";
-import { type CliIo, processIo } from "./io.ts";
+import { type CliIo, processIo, type SetExit } from "./io.ts";
 
 /**
  * `replay EVIDENCE`: re-runs the one case an evidence bundle records, against the same target (or --target), says

@@ -5,8 +5,7 @@ import { DEFAULT_REPORTERS, REPORTERS } from "../matrix/reports.ts";
 import { type RunOptions, resolveRunConfig } from "../run/config.ts";
 import { type RunOutcome, runPipeline } from "../run/pipeline.ts";
 import { colorSupported, createProgress, summaryLine } from "../run/progress.ts";
-import type { SetExit } from "./commands.ts";
-import { type CliIo, processIo } from "./io.ts";
+import { type CliIo, processIo, type SetExit } from "./io.ts";
 import { interruptible, keptDirsLine, SIGNAL_EXIT } from "./signals.ts";
 
 export { DEFAULT_TARGET, type RunOptions, toolInfo } from "../run/config.ts";
