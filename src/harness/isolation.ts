@@ -10,6 +10,7 @@ import {
   ClientShapeRefused,
   callProbeAndRace,
   describeCallEnd,
+  type Probe,
   type ProbeCallEnd,
   upstreamRefusal,
 } from "./ends.ts";
@@ -20,7 +21,7 @@ import { ModernAnswerer, ModernUpstream } from "./mrtr.ts";
 import { onceMoreIfPortTaken, RelayHost } from "./relay-host.ts";
 import { RELAY_LOG_CHARS } from "./relay-process.ts";
 import { type CaseRunOutput, upstreamWaitMs } from "./session.ts";
-import { type Probe, ScriptedUpstream } from "./upstream.ts";
+import { ScriptedUpstream } from "./upstream.ts";
 import {
   ASKER_ANSWER_POLL_MS,
   ASKER_ANSWER_WAIT_MS,
