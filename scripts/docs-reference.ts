@@ -7,7 +7,8 @@
 import type { Argument, Command, Option } from "commander";
 import { z } from "zod";
 import { COMMAND_EXAMPLES } from "../src/cli/examples.ts";
-import { createProgram, TOOL_NAME } from "../src/cli/main.ts";
+import { TOOL_NAME } from "../src/cli/main.ts";
+import { createProgram } from "../src/main.ts";
 import { TargetProfileSchema } from "../src/model/target.ts";
 
 export const REGENERATE = "npm run docs:gen";

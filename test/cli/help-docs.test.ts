@@ -1,9 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Command } from "commander";
 import { describe, expect, it } from "vitest";
-import { registerCommands } from "../../src/cli/commands.ts";
 import { COMMAND_EXAMPLES } from "../../src/cli/examples.ts";
+import { createProgram } from "../../src/main.ts";
 import { cliInProcess, ROOT } from "../helpers/cli.ts";
 
 /**
@@ -27,8 +26,7 @@ function documentedOptions(): Map<string, Set<string>> {
 }
 
 function cliOptions(): Map<string, Set<string>> {
-  const program = new Command("mcpx-conform");
-  registerCommands(program, () => undefined, {
+  const program = createProgram(() => undefined, {
     stdout: () => undefined,
     stderr: () => undefined,
     cwd: ROOT,

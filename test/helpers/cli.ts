@@ -59,7 +59,7 @@ export async function cliInProcess(
   options: { cwd?: string; stdin?: string } = {},
 ): Promise<CliResult> {
   // Loaded on first use: most files import this module only for ROOT and tempDir.
-  const { main } = await import("../../src/cli/main.ts");
+  const { main } = await import("../../src/main.ts");
   const handlers = () => process.listenerCount("SIGINT") + process.listenerCount("SIGTERM");
   const before = handlers();
   let stdout = "";
