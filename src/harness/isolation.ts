@@ -48,13 +48,6 @@ import {
 export const ASKER = "A";
 export const BYSTANDER = "B";
 
-/** Why the isolation rule does not apply to this target (a relay that has one client session), or undefined. */
-export function multiSessionNotApplicable(profile: TargetProfile): string | undefined {
-  return profile.downstream.transport === "stdio"
-    ? 'n/a on a stdio downstream: "the client launches the MCP server as a subprocess" (basic/transports#stdio), so one relay process serves one client session and there is no other session an answer could reach'
-    : undefined;
-}
-
 /** What the bystander session answers: the asker's answer under a decoy canary, at once. */
 export function bystanderAnswer(answer: Answer, canary: string): Answer {
   const decoy = withCanary(answer, `${canary}-bystander`);
