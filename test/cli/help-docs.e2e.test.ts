@@ -6,7 +6,7 @@ import { createProgram } from "../../src/main.ts";
 import { cliInProcess, ROOT } from "../helpers/cli.ts";
 
 /**
- * docs/cli.md (generated from the command definitions, test/docs/generated.test.ts) and the CLI name the same
+ * docs/cli.md (generated from the command definitions, test/docs/generated.e2e.test.ts) and the CLI name the same
  * commands and options; every option is in its command's `--help`, which ends with the command's example.
  */
 
