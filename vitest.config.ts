@@ -2,15 +2,15 @@ import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 /**
- * Four projects, four lanes:
- * - `unit`: the pure layers (validator, judge, model, protocol, matrix rendering, the plan and the scheduler's
- *   inputs, the fuzz generators, the harness's pure parts) and the architecture rules. No relay process, no socket,
- *   no CLI: `npm run test:unit`, well under a minute.
- * - `e2e`: everything that starts a process or a socket: real relays (the reference relay, the broken, hostile and
- *   foreign ones), the CLI, the package tarball.
- * - `e2e-solo`: the two files that keep both cores busy on their own (E2E_SOLO): the kill matrix and the published
- *   relays' matrices.
- * - `browser`: matrix.html and the report site in Debian's chromium.
+ * Four projects, four lanes, chosen by a test file's name or folder (no list of files to keep up to date):
+ * - `unit`: every `*.test.ts` under test/ in no other lane: the pure layers, the harness's and run layer's pure parts and the
+ *   architecture rules. No relay process, no socket, no CLI: `npm run test:unit`, well under a minute.
+ *   test/architecture/lanes.test.ts fails when one of its files imports what starts a process or a socket.
+ * - `e2e`: what starts a process or a socket (real relays, the CLI, the package tarball, a loopback server): the
+ *   files under `test/e2e/` and every `*.e2e.test.ts`. lanes.test.ts fails when one of them starts nothing.
+ * - `e2e-solo`: the two e2e files that keep both cores busy on their own (E2E_SOLO): the kill matrix and the
+ *   published relays' matrices.
+ * - `browser`: `*.browser.test.ts`, matrix.html and the report site in Debian's chromium.
  * `npm test` runs all four, in that order (`sequence.groupOrder`). The pure tests start no process and wait on
  * nothing, so they take every core (vitest's default leaves one free). `e2e` runs two files at a time even on a
  * 2-core machine: its files mostly wait on relays and deadlines (one at a time, they kept
@@ -27,57 +27,12 @@ const shared = {
   globalSetup: ["test/setup/build.ts"],
 };
 
-const BROWSER = ["test/**/*.browser.test.ts"];
-
+export const ALL_TESTS = ["test/**/*.test.ts"];
+export const BROWSER = ["test/**/*.browser.test.ts"];
+/** What starts a process or a socket, by folder or by name. */
+export const E2E = ["test/e2e/**/*.test.ts", "test/**/*.e2e.test.ts"];
 /** The e2e files that run several harness runs at once themselves: beside another file they would oversubscribe. */
 export const E2E_SOLO = ["test/kill-matrix.test.ts", "test/e2e/real-relays.test.ts"];
-
-/** The pure tests: by folder, and the harness's and run layer's files that start nothing. */
-export const UNIT = [
-  "test/architecture/**/*.test.ts",
-  "test/docs/**/*.test.ts",
-  "test/validator/!(cli).test.ts",
-  "test/judge/**/*.test.ts",
-  "test/model/compact.test.ts",
-  "test/model/package.test.ts",
-  "test/model/evidence-budget.test.ts",
-  "test/model/kill-matrix.test.ts",
-  "test/model/stable.test.ts",
-  "test/model/wire-schema.test.ts",
-  "test/protocol/**/*.test.ts",
-  "test/matrix/compare.test.ts",
-  "test/matrix/fixtures.test.ts",
-  "test/matrix/fuzz-render.test.ts",
-  "test/matrix/github.test.ts",
-  "test/matrix/html.test.ts",
-  "test/matrix/junit.test.ts",
-  "test/matrix/markdown.test.ts",
-  "test/matrix/mcpx.test.ts",
-  "test/matrix/pr-comment.test.ts",
-  "test/matrix/register.test.ts",
-  "test/matrix/root-cause.test.ts",
-  "test/matrix/site.test.ts",
-  "test/run/config.test.ts",
-  "test/run/plan.test.ts",
-  "test/run/progress.test.ts",
-  "test/run/shard.test.ts",
-  "test/fuzz/mutations.test.ts",
-  "test/fuzz/values.test.ts",
-  "test/fuzz/ids.test.ts",
-  "test/harness/jsonrpc-peer.test.ts",
-  "test/harness/frames.test.ts",
-  "test/harness/line-splitter.test.ts",
-  "test/harness/mrtr.test.ts",
-  "test/harness/probe-call.test.ts",
-  "test/harness/profile-files.test.ts",
-  "test/harness/redact.test.ts",
-  "test/harness/wire-tap.test.ts",
-  "test/harness/env.test.ts",
-  "test/harness/answers-schema.test.ts",
-  "test/harness/scheduler.test.ts",
-  "test/harness/bound.test.ts",
-  "test/harness/core-load.test.ts",
-];
 
 export default defineConfig({
   test: {
@@ -88,8 +43,8 @@ export default defineConfig({
           ...shared,
           globalSetup: [],
           name: "unit",
-          include: UNIT,
-          exclude: BROWSER,
+          include: ALL_TESTS,
+          exclude: [...E2E, ...E2E_SOLO, ...BROWSER],
           maxWorkers: availableParallelism(),
           sequence: { groupOrder: 0 },
         },
@@ -98,8 +53,8 @@ export default defineConfig({
         test: {
           ...shared,
           name: "e2e",
-          include: ["test/**/*.test.ts"],
-          exclude: [...UNIT, ...BROWSER, ...E2E_SOLO],
+          include: E2E,
+          exclude: [...BROWSER, ...E2E_SOLO],
           maxWorkers: Math.max(2, availableParallelism() - 1),
           sequence: { groupOrder: 1 },
         },

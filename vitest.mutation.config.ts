@@ -8,7 +8,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/validator/**/*.test.ts", "test/judge/**/*.test.ts"],
-    exclude: ["test/validator/cli.test.ts"],
+    exclude: ["test/**/*.e2e.test.ts"],
     testTimeout: 60_000,
   },
 });

@@ -29,7 +29,7 @@ function newest(dir) {
 function compiledIsFresh() {
   if (process.env.MCPX_CONFORM_FROM_SOURCE === "1" || !existsSync(compiled)) return false;
   // An installed package ships the build and only the data files of src/ (templates, the upstream shim): no sources.
-  if (!existsSync(join(root, "src/cli/main.ts"))) return true;
+  if (!existsSync(join(root, "src/main.ts"))) return true;
   return statSync(compiled).mtimeMs >= newest(join(root, "src"));
 }
 
@@ -70,8 +70,6 @@ if (compiledIsFresh()) {
 } else {
   const { register } = await import("tsx/esm/api");
   register();
-  main = relayOnly
-    ? (await import("../src/cli/relay-main.ts")).relayMain
-    : (await import("../src/cli/main.ts")).main;
+  main = relayOnly ? (await import("../src/relay/main.ts")).relayMain : (await import("../src/main.ts")).main;
 }
 process.exitCode = await main(process.argv.slice(2));

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Compiles the CLI into ES modules under dist/cli/ (main.mjs), so a CLI process starts without compiling TypeScript
+// Compiles the program (src/main.ts: the CLI and the relay's command) into ES modules under dist/cli/ (main.mjs), so a CLI process starts without compiling TypeScript
 // (tsx) on every launch, and the library API (src/index.ts) into dist/lib/index.mjs (its declarations:
 // `npm run build:types`). Shared code goes into dist/chunks/; dependencies stay external (node_modules).
 // The `relay` command alone, which every relay process of a run starts from (about 35 per default run), is one
@@ -20,7 +20,7 @@ const outdir = join(root, "dist");
 mkdirSync(outdir, { recursive: true });
 const { outputFiles } = await build({
   entryPoints: {
-    "cli/main": join(root, "src/cli/main.ts"),
+    "cli/main": join(root, "src/main.ts"),
     "lib/index": join(root, "src/index.ts"),
     // mcpx-conform/vitest: the corpus as tests of a relay author's own vitest suite
     "lib/vitest": join(root, "src/vitest/index.ts"),
@@ -63,7 +63,7 @@ const zodEnglishOnly = {
 // (V8 checks only the source's length).
 const HASH_PLACEHOLDER = "0".repeat(16);
 const relay = await build({
-  entryPoints: { "cli/relay": join(root, "src/cli/relay-main.ts") },
+  entryPoints: { "cli/relay": join(root, "src/relay/main.ts") },
   bundle: true,
   platform: "node",
   format: "cjs",

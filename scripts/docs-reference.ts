@@ -2,12 +2,13 @@
  * The parts of docs/ written from the code that defines them, so they cannot drift from it: the CLI reference of
  * docs/cli.md (from the commander definitions) and the field table of docs/profiles.md (from TargetProfileSchema).
  * Each is a block between marker comments; the hand-written text around it stays. Pure: strings in, strings out.
- * scripts/gen-docs.ts writes the files; test/docs/generated.test.ts fails when a committed file differs.
+ * scripts/gen-docs.ts writes the files; test/docs/generated.e2e.test.ts fails when a committed file differs.
  */
 import type { Argument, Command, Option } from "commander";
 import { z } from "zod";
 import { COMMAND_EXAMPLES } from "../src/cli/examples.ts";
-import { createProgram, TOOL_NAME } from "../src/cli/main.ts";
+import { TOOL_NAME } from "../src/cli/main.ts";
+import { createProgram } from "../src/main.ts";
 import { TargetProfileSchema } from "../src/model/target.ts";
 
 export const REGENERATE = "npm run docs:gen";

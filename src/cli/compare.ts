@@ -8,9 +8,8 @@ import {
   renderCompareMarkdown,
 } from "../matrix/compare.ts";
 import { DEFAULT_REGISTER, loadRegister } from "../model/load.ts";
-import type { SetExit } from "./commands.ts";
 import { EXIT } from "./errors.ts";
-import type { CliIo } from "./io.ts";
+import type { CliIo, SetExit } from "./io.ts";
 import { loadResults } from "./render.ts";
 
 interface CompareOptions {

@@ -10,9 +10,8 @@ import {
 } from "../matrix/tracking.ts";
 import { InputError } from "../model/errors.ts";
 import { DEFAULT_REGISTER, loadDataFile, loadRegister, PROJECT_ROOT } from "../model/load.ts";
-import type { SetExit } from "./commands.ts";
 import { EXIT } from "./errors.ts";
-import type { CliIo } from "./io.ts";
+import type { CliIo, SetExit } from "./io.ts";
 import { loadResults } from "./render.ts";
 
 /** Tracking issues live here, one YAML file per issue (`owner-repo-N.yaml`). */

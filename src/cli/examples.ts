@@ -1,6 +1,6 @@
 /**
  * One example per command, printed at the end of its `--help` and in docs/cli.md (scripts/gen-docs.ts), so the
- * two cannot differ. A command registered without one fails test/cli/help-docs.test.ts.
+ * two cannot differ. A command registered without one fails test/cli/help-docs.e2e.test.ts.
  */
 export const COMMAND_EXAMPLES: Readonly<Record<string, string>> = {
   run: "mcpx-conform run --target mcpx/my-relay.yaml --era 2025-11-25 --out mcpx-conform-report",

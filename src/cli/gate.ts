@@ -4,8 +4,7 @@ import { type Baseline, BaselineSchema } from "../matrix/baseline.ts";
 import { gate, parseRequire } from "../matrix/gate.ts";
 import { InputError } from "../model/errors.ts";
 import { DEFAULT_REGISTER, loadDataFile, loadRegister } from "../model/load.ts";
-import type { SetExit } from "./commands.ts";
-import type { CliIo } from "./io.ts";
+import type { CliIo, SetExit } from "./io.ts";
 import { loadResults } from "./render.ts";
 
 /** Reads and validates a baseline (YAML or JSON); problems are one-line InputErrors (exit 2). */

@@ -10,10 +10,9 @@ import type { Cell } from "../model/results.ts";
 import { ERAS, type Era } from "../protocol/eras.ts";
 import { resolveRunConfig } from "../run/config.ts";
 import { runPipeline } from "../run/pipeline.ts";
-import type { SetExit } from "./commands.ts";
 import { EXIT } from "./errors.ts";
 import { type EraProbe, type FoundEras, foundEras, smokeExit } from "./init-eras.ts";
-import type { CliIo } from "./io.ts";
+import type { CliIo, SetExit } from "./io.ts";
 
 /**
  * `mcpx-conform init [options] [-- RELAY_COMMAND…]`: writes a commented target profile (with the JSON Schema editors

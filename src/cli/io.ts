@@ -19,6 +19,9 @@ export interface CliIo {
   stdin?: () => string;
 }
 
+/** Sets the exit code of the running command (each command module's `register` is given one). */
+export type SetExit = (code: number) => void;
+
 export function processIo(): CliIo {
   return {
     stdin: () => readFileSync(0, "utf8"),

@@ -13,9 +13,8 @@ import {
 } from "../model/load.ts";
 import { type Register, rowSeverity } from "../model/register.ts";
 import { ERAS, type Era } from "../protocol/eras.ts";
-import type { SetExit } from "./commands.ts";
 import { EXIT } from "./errors.ts";
-import type { CliIo } from "./io.ts";
+import type { CliIo, SetExit } from "./io.ts";
 
 export const DEFAULT_TARGETS = join(PROJECT_ROOT, "targets");
 

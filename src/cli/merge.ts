@@ -5,8 +5,7 @@ import { DEFAULT_REPORTERS, parseReporters, REPORTERS } from "../matrix/reports.
 import { DEFAULT_REGISTER, loadDataFile, loadRegister } from "../model/load.ts";
 import { mergeShards } from "../run/merge.ts";
 import { summaryLine } from "../run/progress.ts";
-import type { SetExit } from "./commands.ts";
-import { type CliIo, processIo } from "./io.ts";
+import { type CliIo, processIo, type SetExit } from "./io.ts";
 
 interface MergeOptions {
   out?: string;

@@ -9,9 +9,8 @@ import { InputError } from "../model/errors.ts";
 import { type Evidence, EvidenceSchema } from "../model/evidence.ts";
 import { DEFAULT_REGISTER, loadDataFile, loadRegister } from "../model/load.ts";
 import { type Results, ResultsSchema } from "../model/results.ts";
-import type { SetExit } from "./commands.ts";
 import { EXIT } from "./errors.ts";
-import type { CliIo } from "./io.ts";
+import type { CliIo, SetExit } from "./io.ts";
 
 /** Reads and validates a results.json (relative to `cwd`); problems are one-line InputErrors (exit 2) naming it as given. */
 export function loadResults(file: string, cwd = process.cwd()): Results {

@@ -1,13 +1,11 @@
 import { relative } from "node:path";
 import type { Command } from "commander";
-import { keepTemporaryDirs } from "../harness/processes.ts";
 import { DEFAULT_REPORTERS, REPORTERS } from "../matrix/reports.ts";
 import { type RunOptions, resolveRunConfig } from "../run/config.ts";
 import { type RunOutcome, runPipeline } from "../run/pipeline.ts";
 import { colorSupported, createProgress, summaryLine } from "../run/progress.ts";
-import type { SetExit } from "./commands.ts";
-import { type CliIo, processIo } from "./io.ts";
-import { interruptible, keptDirsLine, SIGNAL_EXIT } from "./signals.ts";
+import { interruptible, keptDirsLine, SIGNAL_EXIT } from "../run/signals.ts";
+import { type CliIo, processIo, type SetExit } from "./io.ts";
 
 export { DEFAULT_TARGET, type RunOptions, toolInfo } from "../run/config.ts";
 
@@ -15,10 +13,7 @@ export { DEFAULT_TARGET, type RunOptions, toolInfo } from "../run/config.ts";
  * `run`: checks the options, runs the pipeline (src/run/), prints what it did; returns the exit code and results.
  * Its SIGINT/SIGTERM handlers are in place only while the pipeline runs.
  */
-export async function run(
-  opts: RunOptions & { keep?: boolean },
-  io: CliIo = processIo(),
-): Promise<RunOutcome> {
+export async function run(opts: RunOptions, io: CliIo = processIo()): Promise<RunOutcome> {
   const mode = opts.quiet ? "quiet" : io.isTTY ? "tty" : "lines";
   const progress = createProgress({
     mode,
@@ -28,7 +23,6 @@ export async function run(
   });
   const log = opts.quiet ? undefined : (line: string) => progress.onEvent({ kind: "log", line });
   const config = resolveRunConfig({ ...opts, cwd: io.cwd });
-  keepTemporaryDirs(opts.keep === true);
   // SIGINT/SIGTERM: the results so far are written and every relay reaped, then exit 130/143.
   const { value: outcome, interrupted } = await interruptible(
     (signal) =>

@@ -16,9 +16,8 @@ import { type Previous, relaySlug, renderSite, type SiteRelay } from "../matrix/
 import { InputError } from "../model/errors.ts";
 import { DEFAULT_REGISTER, loadRegister } from "../model/load.ts";
 import { type Results, ResultsSchema } from "../model/results.ts";
-import type { SetExit } from "./commands.ts";
 import { EXIT } from "./errors.ts";
-import type { CliIo } from "./io.ts";
+import type { CliIo, SetExit } from "./io.ts";
 import { loadResults } from "./render.ts";
 
 /**

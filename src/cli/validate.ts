@@ -26,9 +26,8 @@ import {
   validateRequest,
   validateResult,
 } from "../validator/index.ts";
-import type { SetExit } from "./commands.ts";
 import { EXIT, InputError } from "./errors.ts";
-import type { CliIo } from "./io.ts";
+import type { CliIo, SetExit } from "./io.ts";
 
 export interface ValidateOptions {
   era?: string;

@@ -5,13 +5,15 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { TargetProfile } from "../model/target.ts";
 import { type Era, isModernEra } from "../protocol/eras.ts";
-import { type ControlServer, childStdioChannel, recorded } from "./channels.ts";
+import { type ControlServer, childStdioChannel } from "./channels.ts";
 import type { FrameRecorder } from "./frames.ts";
 import { httpDownstreamChannel } from "./http-downstream.ts";
 import { HttpUpstreamHost } from "./http-upstream.ts";
 import type { LineChannel } from "./jsonrpc-peer.ts";
+import { recorded } from "./lines.ts";
+import type { Placeholders } from "./placeholders.ts";
 import { downstreamHeaders } from "./probe-call.ts";
-import { freePort, type Placeholders, RelayProcess } from "./relay-process.ts";
+import { freePort, RelayProcess } from "./relay-process.ts";
 import { writeUpstreamLauncher } from "./upstream-launcher.ts";
 import { LISTEN_POLL_MS, UPSTREAM_POLL_MS } from "./waits.ts";
 

@@ -1,7 +1,6 @@
 import type { Answer } from "../model/case.ts";
 import type { SequenceEntry, UpstreamOutcome } from "../model/evidence.ts";
-import { type JsonRpcPeer, type JsonRpcResponse, PeerTimeoutError } from "./jsonrpc-peer.ts";
-import type { Probe } from "./upstream.ts";
+import { type JsonRpcId, type JsonRpcPeer, type JsonRpcResponse, PeerTimeoutError } from "./jsonrpc-peer.ts";
 
 /**
  * The two ends the harness plays around a relay, whatever the era: the session drives either kind through these
@@ -46,6 +45,27 @@ export interface Sequence {
 export function recordEntry(sequence: Sequence, entry: SequenceEntry): void {
   const keep = sequence.record.length > 0 ? sequence.keptOutcome : undefined;
   sequence.record.push(keep ? { ...entry, outcome: keep(entry.outcome) } : entry);
+}
+
+/**
+ * What the upstream does on the next probe tool call, whatever its era: send these sampling params and report what came
+ * back.
+ */
+export interface Probe {
+  caseKey: string;
+  params: Record<string, unknown>;
+  /** How long to wait for the relay's answer to the sampling request. */
+  waitMs: number;
+  done: (outcome: UpstreamOutcome) => void;
+  /** Streamable HTTP: send the sampling request on the standalone GET stream (tied to no request) instead. */
+  unrelated?: boolean;
+  /** The sampling request's JSON-RPC id (the fuzzer's, from the whole id space); default the peer's next. */
+  requestId?: JsonRpcId;
+  /**
+   * Answer the probe call at once and send the sampling request DETACHED_AFTER_CALL_MS later, tied to no request
+   * (Streamable HTTP: on the standalone GET stream; stdio: whenever, as a stdio server may).
+   */
+  detached?: boolean;
 }
 
 export interface ArmedProbe extends Probe {

@@ -56,3 +56,10 @@ export interface HarnessPlan {
 export function defaultConcurrency(): number {
   return Math.max(2, availableParallelism());
 }
+
+/** Why the isolation rule does not apply to this target (a relay that has one client session), or undefined. */
+export function multiSessionNotApplicable(profile: TargetProfile): string | undefined {
+  return profile.downstream.transport === "stdio"
+    ? 'n/a on a stdio downstream: "the client launches the MCP server as a subprocess" (basic/transports#stdio), so one relay process serves one client session and there is no other session an answer could reach'
+    : undefined;
+}

@@ -10,6 +10,7 @@ import {
   ClientShapeRefused,
   callProbeAndRace,
   describeCallEnd,
+  type Probe,
   type ProbeCallEnd,
   upstreamRefusal,
 } from "./ends.ts";
@@ -20,7 +21,7 @@ import { ModernAnswerer, ModernUpstream } from "./mrtr.ts";
 import { onceMoreIfPortTaken, RelayHost } from "./relay-host.ts";
 import { RELAY_LOG_CHARS } from "./relay-process.ts";
 import { type CaseRunOutput, upstreamWaitMs } from "./session.ts";
-import { type Probe, ScriptedUpstream } from "./upstream.ts";
+import { ScriptedUpstream } from "./upstream.ts";
 import {
   ASKER_ANSWER_POLL_MS,
   ASKER_ANSWER_WAIT_MS,
@@ -46,13 +47,6 @@ import {
 
 export const ASKER = "A";
 export const BYSTANDER = "B";
-
-/** Why the isolation rule does not apply to this target (a relay that has one client session), or undefined. */
-export function multiSessionNotApplicable(profile: TargetProfile): string | undefined {
-  return profile.downstream.transport === "stdio"
-    ? 'n/a on a stdio downstream: "the client launches the MCP server as a subprocess" (basic/transports#stdio), so one relay process serves one client session and there is no other session an answer could reach'
-    : undefined;
-}
 
 /** What the bystander session answers: the asker's answer under a decoy canary, at once. */
 export function bystanderAnswer(answer: Answer, canary: string): Answer {

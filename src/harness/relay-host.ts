@@ -12,8 +12,9 @@ import {
 } from "./endpoints.ts";
 import type { FrameRecorder } from "./frames.ts";
 import type { LineChannel } from "./jsonrpc-peer.ts";
+import { fillPlaceholders, type Placeholders } from "./placeholders.ts";
 import { makeTempDir, removeTempDir } from "./processes.ts";
-import { fillPlaceholders, type Placeholders, PORT_TAKEN, type RelayProcess } from "./relay-process.ts";
+import { PORT_TAKEN, type RelayProcess } from "./relay-process.ts";
 
 export interface RelayHostOptions {
   profile: TargetProfile;

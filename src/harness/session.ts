@@ -21,9 +21,10 @@ import {
 import { callFramesOf, FrameRecorder } from "./frames.ts";
 import type { JsonRpcId, LineChannel } from "./jsonrpc-peer.ts";
 import { ModernAnswerer, ModernUpstream } from "./mrtr.ts";
+import { fillPlaceholders } from "./placeholders.ts";
 import { ProbeToolMissing } from "./probe-call.ts";
 import { onceMoreIfPortTaken, RelayHost } from "./relay-host.ts";
-import { fillPlaceholders, RELAY_LOG_CHARS, type RelayProcess } from "./relay-process.ts";
+import { RELAY_LOG_CHARS, type RelayProcess } from "./relay-process.ts";
 import { Reviewer, type ReviewRecord } from "./reviewer.ts";
 import { DETACHED_NO_STREAM, DETACHED_UNSENT, ScriptedUpstream } from "./upstream.ts";
 import {

@@ -28,24 +28,6 @@ export const DETACHED_UNSENT =
 export const DETACHED_NO_STREAM =
   "n/a: the relay kept no standalone GET stream open to its Streamable HTTP upstream once the call was answered, so the upstream had nowhere to send a request tied to no request";
 
-/** What the upstream does on the next probe tool call: send these sampling params and report what came back. */
-export interface Probe {
-  caseKey: string;
-  params: Record<string, unknown>;
-  /** How long to wait for the relay's answer to the sampling request. */
-  waitMs: number;
-  done: (outcome: UpstreamOutcome) => void;
-  /** Streamable HTTP: send the sampling request on the standalone GET stream (tied to no request) instead. */
-  unrelated?: boolean;
-  /** The sampling request's JSON-RPC id (the fuzzer's, from the whole id space); default the peer's next. */
-  requestId?: JsonRpcId;
-  /**
-   * Answer the probe call at once and send the sampling request DETACHED_AFTER_CALL_MS later, tied to no request
-   * (Streamable HTTP: on the standalone GET stream; stdio: whenever, as a stdio server may).
-   */
-  detached?: boolean;
-}
-
 /** What the relay asked for at initialize. */
 type Initialize = { protocolVersion?: unknown; capabilities?: unknown; clientInfo?: unknown };
 

@@ -1,7 +1,7 @@
 /**
  * The official JSON Schema of each MCP revision (vendored verbatim under ./schema/, with provenance.json) as an
  * oracle on single wire frames. It is independent of the reference validator (src/validator) on purpose: the harness
- * checks its own frames with it (test/harness/self-conformance.test.ts), the run records what it says about the
+ * checks its own frames with it (test/harness/self-conformance.e2e.test.ts), the run records what it says about the
  * relay's frames in the evidence, and a property test checks that the reference validator is at least as strict on
  * sampling requests and results.
  *

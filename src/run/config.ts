@@ -69,6 +69,8 @@ export interface RunOptions {
   maxEvidenceFrameBytes?: string;
   /** The folder relative paths are resolved against, and written relative to (default: the process's). */
   cwd?: string;
+  /** --keep: leave the relays' temporary folders in place (src/run/signals.ts lists them). */
+  keep?: boolean;
 }
 
 /** Everything a run needs, loaded and checked: bad input has already become an InputError (exit 2). */
@@ -103,6 +105,8 @@ export interface RunConfig {
   cwd: string;
   /** What the run says before it starts (an --era the profile did not list). */
   notes?: string[];
+  /** --keep: the relays' temporary folders are left in place when the run ends (default: removed). */
+  keep?: boolean;
 }
 
 export function list(value: string | undefined): string[] | undefined {
@@ -227,5 +231,6 @@ export function resolveRunConfig(opts: RunOptions): RunConfig {
         ? wholeNumber(opts.concurrency, "--concurrency", 1)
         : defaultConcurrency(),
     cwd,
+    keep: opts.keep === true,
   };
 }

@@ -6,6 +6,7 @@ import { sessionGroup } from "../harness/case-instance.ts";
 import { runCases } from "../harness/controller.ts";
 import { busySince } from "../harness/core-load.ts";
 import { preflightProfile } from "../harness/preflight.ts";
+import { keepTemporaryDirs } from "../harness/processes.ts";
 import { buildCells, type JudgedCase, summarize } from "../judge/cells.ts";
 import { applyBaseline } from "../matrix/baseline.ts";
 import type { EvidenceSource } from "../matrix/html.ts";
@@ -195,6 +196,7 @@ export async function runPipeline(config: RunConfig, hooks: RunHooks = {}): Prom
   const { register, profile, eras, seed, selectedRows, shard } = config;
   // A command that cannot start is the profile's error (exit 2), found before any case waits for it.
   preflightProfile(profile, config.targetFile);
+  keepTemporaryDirs(config.keep === true);
   const { full, plan } = planStage(config);
   const startedAt = new Date().toISOString();
   const outDir = resolve(config.cwd, config.out ?? DEFAULT_OUT);

@@ -1,4 +1,4 @@
-import { multiSessionNotApplicable } from "../harness/isolation.ts";
+import { multiSessionNotApplicable } from "../harness/harness-plan.ts";
 import type { WorkItem } from "../harness/scheduler.ts";
 import { caseSide, type JudgedCase } from "../judge/cells.ts";
 import { brokerWithoutModel } from "../model/broker.ts";

@@ -18,8 +18,10 @@ const ALLOWED: Record<string, readonly string[]> = {
   harness: ["model", "protocol", "validator"],
   fuzz: ["harness", "judge", "model", "protocol", "validator"],
   run: ["fuzz", "harness", "judge", "matrix", "model", "protocol", "validator"],
-  // cli starts the reference relay for `mcpx-conform relay` (a separate program; the harness never imports it)
-  cli: ["run", "fuzz", "harness", "relay", "judge", "matrix", "model", "protocol", "validator"],
+  // cli goes through the run pipeline: no harness, judge or relay module (`validate` is the validator's own command)
+  cli: ["run", "matrix", "model", "protocol", "validator"],
+  // the program's entry: the CLI's commands and the reference relay's own (`mcpx-conform relay`)
+  "main.ts": ["cli", "relay"],
   // the vitest entry point (mcpx-conform/vitest): the run pipeline as tests of a relay author's own suite
   vitest: ["run", "model", "protocol"],
   // the library entry (the package's `exports["."]`): the public API, never the CLI or the reference relay
@@ -66,6 +68,10 @@ describe("layer rules (docs/architecture.md)", () => {
       }
     }
     expect(broken).toEqual([]);
+  });
+
+  it("cli imports no harness, judge or relay module", () => {
+    for (const layer of ["harness", "judge", "relay"]) expect(ALLOWED.cli).not.toContain(layer);
   });
 
   it("detects a forbidden import (the check can fail)", () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ROOT } from "../helpers/cli.ts";
+import { ROOT } from "../helpers/paths.ts";
 
 /** CI runs the README's test line as written, so a fresh machine that follows the README does what CI does. */
 describe("the README's test line", () => {

@@ -7,7 +7,7 @@ import { ERAS, type Era, isModernEra } from "../../src/protocol/eras.ts";
 import { checkFrame, type Sender } from "../../src/protocol/mcp-schema.ts";
 
 /**
- * The harness's answers to what the reference relay never sends (test/harness/self-conformance.test.ts drives the
+ * The harness's answers to what the reference relay never sends (test/harness/self-conformance.e2e.test.ts drives the
  * rest): a ping, roots/list, an unknown method, an initialize with no protocol version, a call of an unknown tool, a
  * probe call with no case running. Each answer must still conform to the official schema of the harness end's era.
  */

@@ -10,7 +10,7 @@ import { sessionGroup } from "../../src/harness/case-instance.ts";
 import { KILL_GRACE_MS } from "../../src/harness/processes.ts";
 import { loadCases, loadRegister, loadTarget } from "../../src/model/load.ts";
 import { planRun } from "../../src/run/plan.ts";
-import { ROOT } from "../helpers/cli.ts";
+import { ROOT } from "../helpers/paths.ts";
 
 describe("the worst-case run time docs/reliability.md states", () => {
   it("is 2·(G + 6)·(S + K) + I·(S + K) + N·(S + C + 3 s) + 15 s", () => {

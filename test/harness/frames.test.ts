@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { recorded } from "../../src/harness/channels.ts";
 import { callFramesOf, DEFAULT_MAX_FRAME_BYTES, FrameRecorder } from "../../src/harness/frames.ts";
 import type { LineChannel } from "../../src/harness/jsonrpc-peer.ts";
+import { recorded } from "../../src/harness/lines.ts";
 import { FrameSchema } from "../../src/model/evidence.ts";
 
 /** A JSON-RPC result frame of exactly `length` characters (ASCII, or with `fill` as the padding). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lineSplitter } from "../../src/harness/channels.ts";
+import { lineSplitter } from "../../src/harness/lines.ts";
 
 describe("lineSplitter: the stdio framing the harness reads relays with", () => {
   it("keeps a character whole when the relay writes it one byte at a time", () => {

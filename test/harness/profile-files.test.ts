@@ -2,10 +2,10 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { writeProfileFiles } from "../../src/harness/relay-process.ts";
+import { writeProfileFiles } from "../../src/harness/placeholders.ts";
 import { loadTarget } from "../../src/model/load.ts";
 import { profileFileProblem, TargetProfileSchema } from "../../src/model/target.ts";
-import { ROOT, tempDir } from "../helpers/cli.ts";
+import { ROOT, tempDir } from "../helpers/paths.ts";
 
 /**
  * A profile's `files:` (issue #23): a config-driven relay's config file, written by the harness into the session's

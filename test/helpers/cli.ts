@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { ROOT, tempDir } from "./paths.ts";
 
-export const ROOT = resolve(import.meta.dirname, "../..");
+// Files that need only these import them from ./paths.ts, which starts nothing (test/architecture/lanes.test.ts).
+export { ROOT, tempDir } from "./paths.ts";
 export const BIN = join(ROOT, "bin/mcpx-conform.js");
 
 export interface CliResult {
@@ -43,14 +43,6 @@ export function cli(args: string[], options: { timeoutMs?: number; cwd?: string 
 }
 
 /**
- * A fresh folder under `tmpdir()`. In a test file that is the file's own temporary root (test/setup/temp.ts), which
- * is removed with everything in it after the file's tests, so callers need not clean up.
- */
-export function tempDir(prefix = "mcpx-conform-test-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
-
-/**
  * Runs the CLI in this process (`main` with its own output sinks and folder), as `cli` would but without a child
  * process: same result shape; stderr is not a TTY. Fails if the run left a SIGINT/SIGTERM handler installed.
  */
@@ -59,7 +51,7 @@ export async function cliInProcess(
   options: { cwd?: string; stdin?: string } = {},
 ): Promise<CliResult> {
   // Loaded on first use: most files import this module only for ROOT and tempDir.
-  const { main } = await import("../../src/cli/main.ts");
+  const { main } = await import("../../src/main.ts");
   const handlers = () => process.listenerCount("SIGINT") + process.listenerCount("SIGTERM");
   const before = handlers();
   let stdout = "";

@@ -12,7 +12,7 @@ import { loadCases, loadRegister } from "../../src/model/load.ts";
 import type { Era } from "../../src/protocol/eras.ts";
 import { recordJudged } from "../../src/run/record.ts";
 import { caseRun } from "../helpers/case-run.ts";
-import { tempDir } from "../helpers/cli.ts";
+import { tempDir } from "../helpers/paths.ts";
 
 const register = loadRegister();
 const corpus = loadCases(register);

@@ -5,7 +5,7 @@ import { parse as parseYaml } from "yaml";
 import { goString, MCPX_ROWS, mcpxMark, renderMcpx, revsText } from "../../src/matrix/mcpx.ts";
 import { DEFAULT_REGISTER, loadRegister } from "../../src/model/load.ts";
 import type { Results } from "../../src/model/results.ts";
-import { ROOT } from "../helpers/cli.ts";
+import { ROOT } from "../helpers/paths.ts";
 import { FAIL_RESULTS, loadFixtureResults, XSS_IMG, XSS_SCRIPT } from "./helpers.ts";
 
 /**

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 
-/** Set once the build is done: a vitest that a test starts (test/setup/temp.test.ts) inherits it and builds no more. */
+/** Set once the build is done: a vitest that a test starts (test/setup/temp.e2e.test.ts) inherits it and builds no more. */
 const BUILT = "MCPX_CONFORM_TEST_BUILT";
 
 /**

@@ -1,6 +1,4 @@
 import { type Command, InvalidArgumentError } from "commander";
-import type { SetExit } from "./commands.ts";
-import type { CliIo } from "./io.ts";
 
 export function positiveInt(value: string): number {
   const n = Number(value);
@@ -34,9 +32,13 @@ interface RelayCliOptions {
   maxToolRounds?: number;
 }
 
-/** The relay speaks MCP on the process's own stdin/stdout: it has no in-process form, so `io` is not used. */
+/**
+ * `mcpx-conform relay`: the reference relay's own command, declared here so the CLI never imports the relay (the
+ * program's entry, src/main.ts, adds it to the CLI's commands; src/relay/main.ts runs it alone). The relay speaks MCP
+ * on the process's own stdin/stdout: it has no in-process form, so it takes no CLI io.
+ */
 // Long: the relay command's whole surface (every option with its help) in one declaration, as commander reads it.
-export function register(program: Command, setExit: SetExit, _io: CliIo): void {
+export function register(program: Command, setExit: (code: number) => void): void {
   program
     .command("relay")
     .description(
@@ -79,8 +81,8 @@ export function register(program: Command, setExit: SetExit, _io: CliIo): void {
         setExit(2);
         return;
       }
-      // Loaded on demand: the relay is a separate program that shares only the validator with the judge.
-      const { runRelay } = await import("../relay/relay.ts");
+      // Loaded on demand: the other commands of the program need none of the relay.
+      const { runRelay } = await import("./relay.ts");
       const reviewPort = opts.reviewPort ?? (opts.review ? 0 : undefined);
       await runRelay({
         upstream,

@@ -7,11 +7,15 @@ import { ROOT } from "../helpers/cli.ts";
 
 /**
  * No leftovers: a run of a test file leaves nothing in the temporary folder. Each file below is run by a child
- * vitest whose TMPDIR is an empty folder of its own; afterwards that folder must be empty again. leaky.test.ts makes
+ * vitest whose TMPDIR is an empty folder of its own; afterwards that folder must be empty again. leaky.e2e.test.ts makes
  * folders four ways and cleans up none, so this fails as soon as test/setup/temp.ts stops doing its job; the others
  * are real test files that make temporary folders through the helpers and the harness.
  */
-const FILES = ["test/setup/leaky.test.ts", "test/matrix/reports.test.ts", "test/harness/loopback.test.ts"];
+const FILES = [
+  "test/setup/leaky.e2e.test.ts",
+  "test/matrix/reports.e2e.test.ts",
+  "test/harness/loopback.e2e.test.ts",
+];
 
 describe("a test file leaves no temporary folder behind", () => {
   it.each(FILES)("%s", (file) => {

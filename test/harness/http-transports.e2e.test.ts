@@ -2,11 +2,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { text as readText } from "node:stream/consumers";
 import { afterEach, describe, expect, it } from "vitest";
-import { recorded } from "../../src/harness/channels.ts";
 import { FrameRecorder } from "../../src/harness/frames.ts";
 import { httpDownstreamChannel, SSE_STREAM_CLOSED } from "../../src/harness/http-downstream.ts";
 import { type HttpTransport, HttpUpstreamHost } from "../../src/harness/http-upstream.ts";
 import { JsonRpcPeer } from "../../src/harness/jsonrpc-peer.ts";
+import { recorded } from "../../src/harness/lines.ts";
 import { DETACHED_NO_STREAM, PROBE_TOOL, ScriptedUpstream } from "../../src/harness/upstream.ts";
 import type { UpstreamOutcome } from "../../src/model/evidence.ts";
 

@@ -1,13 +1,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Command } from "commander";
 import { describe, expect, it } from "vitest";
-import { registerCommands } from "../../src/cli/commands.ts";
 import { COMMAND_EXAMPLES } from "../../src/cli/examples.ts";
+import { createProgram } from "../../src/main.ts";
 import { cliInProcess, ROOT } from "../helpers/cli.ts";
 
 /**
- * docs/cli.md (generated from the command definitions, test/docs/generated.test.ts) and the CLI name the same
+ * docs/cli.md (generated from the command definitions, test/docs/generated.e2e.test.ts) and the CLI name the same
  * commands and options; every option is in its command's `--help`, which ends with the command's example.
  */
 
@@ -27,8 +26,7 @@ function documentedOptions(): Map<string, Set<string>> {
 }
 
 function cliOptions(): Map<string, Set<string>> {
-  const program = new Command("mcpx-conform");
-  registerCommands(program, () => undefined, {
+  const program = createProgram(() => undefined, {
     stdout: () => undefined,
     stderr: () => undefined,
     cwd: ROOT,

@@ -7,7 +7,7 @@ import { tempDir } from "../helpers/cli.ts";
 
 /**
  * A careless test file: it makes temporary folders in every way the suite does (the helper, a bare mkdtempSync, the
- * harness's own) and cleans none of them up. test/setup/temp.test.ts runs it and checks that nothing is left.
+ * harness's own) and cleans none of them up. test/setup/temp.e2e.test.ts runs it and checks that nothing is left.
  */
 describe("a test file that never cleans up", () => {
   it("makes temporary folders and leaves them", () => {

@@ -34,7 +34,7 @@ function workflow(): Workflow {
   const blocks = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
   const block = blocks.find((b) => b.includes("npm run matrix:refresh"));
   expect(block, "docs/ci.md has the refresh workflow").toBeDefined();
-  // test/ci/workflow.test.ts reads the first workflow that uses the packaged action: this one must not be it.
+  // test/ci/workflow.e2e.test.ts reads the first workflow that uses the packaged action: this one must not be it.
   expect(blocks.findIndex((b) => b.includes("uses: ./node_modules/mcpx-conform"))).toBeLessThan(
     blocks.indexOf(block!),
   );
