@@ -24,6 +24,7 @@ import {
 } from "./json-diff.ts";
 import { hasMeaning, stackedPrefixes } from "./meanings.ts";
 import { mrtrRetryChecks } from "./mrtr-wire.ts";
+import { responseIdChecks } from "./response-id.ts";
 import { reviewChecks } from "./review-shown.ts";
 import { requestsSent, type SequenceInput, sequenceChecks } from "./sequence.ts";
 
@@ -63,6 +64,8 @@ export interface JudgeInput {
   reliesOn?: readonly CheckId[];
   /** A case that sends several sampling requests: what they are (src/judge/sequence.ts). */
   sequence?: SequenceInput;
+  /** The JSON-RPC id the case has the upstream send its sampling request under (src/judge/response-id.ts). */
+  requestId?: string | number;
 }
 
 /** How much later than its declared deadline a relay may report expiry (defined with the profile's deadlines). */
@@ -721,6 +724,7 @@ export function judgeCase(input: JudgeInput): CaseVerdict {
     ...ownCallChecks(o, input.canary, input.frames),
     ...validityChecks(input),
     ...mrtrChecks(input),
+    ...responseIdChecks(input.frames, input.requestId),
     ...sequenceChecks(input.sequence, o, input.era, input.cell?.side),
   ];
   let best: { checks: Check[]; must: number; advisory: number } | undefined;

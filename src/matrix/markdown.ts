@@ -1,3 +1,4 @@
+import { summarizeObservations } from "../model/observations.ts";
 import type { Register } from "../model/register.ts";
 import type { CaseResult, Cell, Results } from "../model/results.ts";
 import { evidenceHref, isHttpsUrl, mdText } from "./escape.ts";
@@ -181,6 +182,14 @@ export function rootCauses(
     for (const [row, cells] of byRoot) if (cells >= 2) out.push({ era, row, cells, failing: failing.length });
   }
   return out;
+}
+
+/**
+ * The run's observations (src/model/observations.ts), one per behaviour × era, for the reports: what the relay did that
+ * the text neither demands nor forbids, with the text that says so. Shown beside the verdicts, never counted in them.
+ */
+export function observationsView(results: Results) {
+  return summarizeObservations(results.cells).map((o) => ({ ...o, caseList: o.cases.join(", ") }));
 }
 
 /** rootCauses as one sentence ("" when there are none). */
@@ -399,6 +408,7 @@ export function renderMarkdown(results: Results, register: Register, options: Ma
     eraSections,
     notApplicable,
     fuzz: fuzzView(results, linker),
+    observations: observationsView(results),
     linkBase: linkBase ?? "",
   };
   // Footnotes and link definitions are collected while the tables are built, so they are read last.

@@ -208,6 +208,11 @@ export const CHECK_CATALOGUE = {
     proves: "fuzzing: a legal generated result reached the upstream deep-equal",
     rule: "sampling-relay-content-unchanged",
   },
+  "upstream-response-id-paired": {
+    proves:
+      "the response to the upstream's sampling request came back under that request's JSON-RPC id, value and type unchanged (a large integer, a string shaped like a relay's own ids, unicode)",
+    rule: "sampling-relay-answers-only-the-asker (JSON-RPC 2.0 §5: the response's id MUST be the same as the request's)",
+  },
   "fuzz-response-id-unchanged": {
     proves: "fuzzing: the response reached the upstream under its request's JSON-RPC id, type included",
     rule: "sampling-relay-roundtrip",
