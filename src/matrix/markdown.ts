@@ -189,7 +189,15 @@ export function rootCauses(
  * the text neither demands nor forbids, with the text that says so. Shown beside the verdicts, never counted in them.
  */
 export function observationsView(results: Results) {
-  return summarizeObservations(results.cells).map((o) => ({ ...o, caseList: o.cases.join(", ") }));
+  // A behaviour seen on every exchange of an era would list a hundred cases: the first few, and how many more.
+  const SHOWN = 3;
+  return summarizeObservations(results.cells).map((o) => ({
+    ...o,
+    caseList:
+      o.cases.length > SHOWN
+        ? `${o.cases.slice(0, SHOWN).join(", ")} and ${o.cases.length - SHOWN} more`
+        : o.cases.join(", "),
+  }));
 }
 
 /** rootCauses as one sentence ("" when there are none). */

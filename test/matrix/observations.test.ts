@@ -51,6 +51,21 @@ describe("observations in the reports", () => {
     expect(renderMarkdown(fixture("pass").results, register)).not.toContain("Observations");
   });
 
+  it("list the first three cases a behaviour was seen in, and how many more", () => {
+    const results = structuredClone(fixture("pass").results);
+    const cases = results.cells.filter((c) => c.cases.length > 0);
+    for (const cell of cases) {
+      cell.era = cases[0]!.era;
+      cell.cases = cell.cases.map((k) => ({
+        ...k,
+        observations: [{ id: "request-state-minted", seen: "x" }],
+      }));
+    }
+    const n = new Set(cases.flatMap((c) => c.cases.map((k) => `${c.row}/${k.id}`))).size;
+    expect(n).toBeGreaterThan(3);
+    expect(renderMarkdown(ResultsSchema.parse(results), register)).toContain(` and ${n - 3} more |`);
+  });
+
   it("are refused in results.json under an id the catalogue lacks", () => {
     const results = structuredClone(fixture("pass").results);
     const cell = results.cells.find((c) => c.cases.length > 0)!;
