@@ -54,6 +54,7 @@ export async function runInSession(
     ...(kase.mrtr ? { mrtr: withCanary(kase.mrtr, c.canary) } : {}),
     ...(kase.stream === "standalone" ? { unrelated: true } : {}),
     ...(kase.detached ? { detached: true } : {}),
+    ...(kase.requestId !== undefined ? { requestId: kase.requestId } : {}),
     ...(c.sequence ?? {}),
   };
   let handOn!: (how: "session" | "lane") => void;

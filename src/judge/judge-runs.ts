@@ -93,6 +93,14 @@ function coverageOf(run: CaseRun, side: CellSide): Coverage {
   );
 }
 
+/** What a case names for its wire checks: the checks its rule rests on, and the id its request goes under. */
+function wireChecksOf(kase: CaseRun["kase"]): { reliesOn?: readonly string[]; requestId?: string | number } {
+  return {
+    ...(kase.checks ? { reliesOn: kase.checks } : {}),
+    ...(kase.requestId !== undefined ? { requestId: kase.requestId } : {}),
+  };
+}
+
 /** What a case that sends several sampling requests sends (the judge compares them, src/judge/checks/sequence.ts). */
 function sequenceOf(kase: CaseRun["kase"]): { sequence?: SequenceInput } {
   const q = kase.sequence;
@@ -159,7 +167,7 @@ export function judgeOne(rows: RowIndex, run: CaseRun, target: JudgeTarget = {})
     capabilities: run.capabilities as SamplingCapabilities,
     answerTimeoutMs: run.answerTimeoutMs,
     frames: run.frames,
-    ...(run.kase.checks ? { reliesOn: run.kase.checks } : {}),
+    ...wireChecksOf(run.kase),
     ...sequenceOf(run.kase),
     attribute: (rule, channel) =>
       // Between eras, a message the other end cannot take is the bridge's failure to adapt, whatever the rule.

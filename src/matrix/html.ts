@@ -5,7 +5,7 @@ import { HTML_MAX_BYTES } from "../model/evidence-budget.ts";
 import type { Register } from "../model/register.ts";
 import type { Cell, CellStatus, Results } from "../model/results.ts";
 import { isHttpsUrl, isRelativePath, jsonForScript } from "./escape.ts";
-import { verdictLine } from "./markdown.ts";
+import { observationsView, verdictLine } from "./markdown.ts";
 import {
   branchSummary,
   caseCount,
@@ -190,6 +190,7 @@ export function renderHtml(
         evidence: f.evidence && isRelativePath(f.evidence) ? f.evidence : "",
         caseFile: f.caseFile ?? "",
       })),
+      observations: observationsView(results),
       legend: CELL_STATUS_ORDER.map((s) => ({ status: s, cls: statusClass(s) })),
       matrixJson: jsonForScript(matrixData),
       evidenceJson,

@@ -1,3 +1,4 @@
+import { summarizeObservations } from "../model/observations.ts";
 import type { Register } from "../model/register.ts";
 import type { CaseResult, Cell, Results } from "../model/results.ts";
 import { evidenceHref, isHttpsUrl, mdText } from "./escape.ts";
@@ -181,6 +182,22 @@ export function rootCauses(
     for (const [row, cells] of byRoot) if (cells >= 2) out.push({ era, row, cells, failing: failing.length });
   }
   return out;
+}
+
+/**
+ * The run's observations (src/model/observations.ts), one per behaviour × era, for the reports: what the relay did that
+ * the text neither demands nor forbids, with the text that says so. Shown beside the verdicts, never counted in them.
+ */
+export function observationsView(results: Results) {
+  // A behaviour seen on every exchange of an era would list a hundred cases: the first few, and how many more.
+  const SHOWN = 3;
+  return summarizeObservations(results.cells).map((o) => ({
+    ...o,
+    caseList:
+      o.cases.length > SHOWN
+        ? `${o.cases.slice(0, SHOWN).join(", ")} and ${o.cases.length - SHOWN} more`
+        : o.cases.join(", "),
+  }));
 }
 
 /** rootCauses as one sentence ("" when there are none). */
@@ -399,6 +416,7 @@ export function renderMarkdown(results: Results, register: Register, options: Ma
     eraSections,
     notApplicable,
     fuzz: fuzzView(results, linker),
+    observations: observationsView(results),
     linkBase: linkBase ?? "",
   };
   // Footnotes and link definitions are collected while the tables are built, so they are read last.

@@ -3,7 +3,7 @@ import type { Cell, CellStatus, Results } from "../model/results.ts";
 import { type Package, packageUrl } from "../model/target.ts";
 import { ERAS, type Era } from "../protocol/eras.ts";
 import { statusClass } from "./html.ts";
-import { rootCauseText } from "./markdown.ts";
+import { observationsView, rootCauseText } from "./markdown.ts";
 import {
   cellKey,
   compareCells,
@@ -335,6 +335,7 @@ function relayView(relay: SiteRelay, register: Register | undefined, changes: Ce
     results: relay.results,
     package: packageView(relay.results),
     rootCauses: rootCauseText(relay.results),
+    observations: observationsView(relay.results),
     reproduce: reproduceCommand(relay.results),
     badge,
     badgeCss: `badge-${badge.color}`,

@@ -277,6 +277,15 @@ export const CaseSchema = z
      */
     detached: z.literal(true).optional(),
     /**
+     * Legacy eras: the JSON-RPC id the upstream sends its sampling request under (JSON-RPC 2.0 §4: a String or Number
+     * the requester establishes): a large integer, a string that reads as a number, one shaped like a relay's own
+     * ids, unicode. Default: the upstream's next own id. Integers stay within ±(2^53 − 1), where JSON parsers agree.
+     * The response must come back under it unchanged (check upstream-response-id-paired).
+     */
+    requestId: z
+      .union([z.string().min(1), z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER)])
+      .optional(),
+    /**
      * Streamable HTTP downstreams, legacy eras: whether the answerer opens the standalone GET stream after
      * initialize, as the SDK's client does (true), or never (false: its GET is answered 405, as by a client without
      * one). A case that sets it does not apply to other downstream transports (its cell there is n/a) and has a
@@ -316,6 +325,15 @@ export const CaseSchema = z
   .refine((c) => !c.detached || !(c.eras ?? []).includes("2026-07-28"), {
     message: "detached is for legacy eras (2026-07-28 sends sampling inside a result)",
     path: ["detached"],
+  })
+  .refine((c) => c.requestId === undefined || (c.eras !== undefined && !c.eras.includes("2026-07-28")), {
+    message:
+      "requestId needs eras without 2026-07-28 (that era sends sampling inside a result, with no id of its own)",
+    path: ["requestId"],
+  })
+  .refine((c) => c.requestId === undefined || c.sequence === undefined, {
+    message: "requestId is for a case of one sampling request (not with sequence)",
+    path: ["requestId"],
   })
   .refine((c) => !c.holdInitialized || !(c.eras ?? []).includes("2026-07-28"), {
     message: "holdInitialized is for legacy eras (2026-07-28 has no initialize)",

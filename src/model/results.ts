@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CaseObservationSchema } from "./observations.ts";
 import { CellSideSchema, EraSchema } from "./register.ts";
 import { PackageSchema } from "./target.ts";
 
@@ -44,6 +45,12 @@ export const CaseResultSchema = z.object({
    * held. On a case of the cell's own row, or on a case of another row recorded here (`<row>/<case>`).
    */
   checks: z.record(z.string(), z.boolean()).optional(),
+  /**
+   * What the relay did on this exchange that the text neither demands nor forbids (src/model/observations.ts): shown
+   * in the reports beside the verdicts, never counted in them. Only on the case's own result, never on an attributed
+   * copy.
+   */
+  observations: z.array(CaseObservationSchema).optional(),
 });
 export type CaseResult = z.infer<typeof CaseResultSchema>;
 

@@ -3,6 +3,7 @@ import { DEFAULT_MAX_FRAME_BYTES } from "../harness/frames.ts";
 import { caseSide, type JudgedCase } from "../judge/cells.ts";
 import { prerequisiteUnmet } from "../judge/checks/prerequisite.ts";
 import { evidenceFor, type JudgedRun } from "../judge/judge-runs.ts";
+import { observationsOf } from "../judge/observations.ts";
 import { ROUNDTRIP_ROW } from "../model/case-key.ts";
 import type { Evidence } from "../model/evidence.ts";
 import { EVIDENCE_FILE_MAX_BYTES, fitEvidence } from "../model/evidence-budget.ts";
@@ -81,6 +82,7 @@ export function caseResultsOf(
   const { kase, era } = j.run;
   const { rel, sha } = evidence;
   const { status, reason } = j.verdict;
+  const observations = observationsOf(j.run.frames, era);
   const out: JudgedCase[] = [
     {
       row: kase.row,
@@ -96,6 +98,7 @@ export function caseResultsOf(
         ...(j.verdict.na ? { na: true } : {}),
         ...(restsOnPrerequisite(j.verdict) ? { rootCause: ROUNDTRIP_ROW } : {}),
         ...(j.credited ? { checks: j.credited } : {}),
+        ...(observations.length > 0 ? { observations } : {}),
       },
       ...(j.covers ? { covers: j.covers } : {}),
     },

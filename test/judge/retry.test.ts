@@ -78,19 +78,26 @@ describe("2026-07-28 retry rules from the wire", () => {
     );
   });
 
-  it("matches ids per upstream connection: a retry on a connection of its own is a new request, whatever its id", () => {
-    // A gateway opening an upstream process per request: each numbers its ids from 1.
+  it("fails a reused id on another upstream connection too: the rule is not scoped to a connection", () => {
+    // A gateway opening an upstream process per request: each numbers its ids from 1 (2026-07-28 is stateless).
     const perRequest = wire({ echoed: "s+/=", retryId: 1 }).map((f, i) =>
       i === 2 ? { ...f, session: "upstream-2" } : f,
     );
-    expect(failed(perRequest)).toEqual([]);
-    expect(mrtrRetryChecks(perRequest)[0]!.detail).toMatch(/another upstream connection \(upstream-2/);
+    expect(failed(perRequest)).toEqual(["mrtr-retry-new-id"]);
+    expect(mrtrRetryChecks(perRequest)[0]!.detail).toMatch(
+      /on another upstream connection: the rule holds whatever connection/,
+    );
+    // A new id on another connection passes.
+    const newIdElsewhere = wire({ echoed: "s+/=", retryId: 2 }).map((f, i) =>
+      i === 2 ? { ...f, session: "upstream-2" } : f,
+    );
+    expect(failed(newIdElsewhere)).toEqual([]);
     // The upstream's answer is found on the call's own connection only: an id 1 answered elsewhere is not it.
     const answeredElsewhere = wire({ echoed: "s+/=" }).map((f, i) =>
       i === 1 ? { ...f, session: "upstream-9" } : f,
     );
     expect(mrtrRetryChecks(answeredElsewhere)).toEqual([]);
-    // The same id on the same connection is still the call's id reused.
+    // The same id on the same connection is the call's id reused.
     const sameConnection = wire({ echoed: "s+/=", retryId: 1 }).map((f) => ({ ...f, session: "upstream-1" }));
     expect(failed(sameConnection)).toEqual(["mrtr-retry-new-id"]);
   });

@@ -48,6 +48,8 @@ export interface JudgeInput {
   reliesOn?: readonly string[];
   /** A case that sends several sampling requests: what they are (src/judge/checks/sequence.ts). */
   sequence?: SequenceInput;
+  /** The JSON-RPC id the case has the upstream send its sampling request under (src/judge/checks/response-id.ts). */
+  requestId?: string | number;
 }
 
 /** What a check's `judge` sees: the case's input, one of its expected outcomes, and the checks recorded before. */

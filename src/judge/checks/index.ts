@@ -11,6 +11,7 @@ import { ISOLATION } from "./isolation.ts";
 import { PREREQUISITES } from "./prerequisite.ts";
 import { REFUSED } from "./refused.ts";
 import { RELIED } from "./relied.ts";
+import { RESPONSE_ID } from "./response-id.ts";
 import { RETRY } from "./retry.ts";
 import { REVIEW } from "./review.ts";
 import { SEQUENCE } from "./sequence.ts";
@@ -33,6 +34,7 @@ export const CHECK_FAMILIES = [
   ISOLATION,
   VALIDITY,
   RETRY,
+  RESPONSE_ID,
   SEQUENCE,
   // Last of the judged: it reads every check recorded before it.
   RELIED,
