@@ -8,8 +8,8 @@ import { defineConfig } from "vitest/config";
  *   no CLI: `npm run test:unit`, well under a minute.
  * - `e2e`: everything that starts a process or a socket: real relays (the reference relay, the broken, hostile and
  *   foreign ones), the CLI, the package tarball.
- * - `e2e-solo`: the two files that keep both cores busy on their own (E2E_SOLO): the kill matrix and the published
- *   relays' matrices.
+ * - `e2e-solo`: the files that keep both cores busy on their own (E2E_SOLO): the kill matrix, the published
+ *   relays' matrices, and a run beside busy processes (loaded-runner).
  * - `browser`: matrix.html and the report site in Debian's chromium.
  * `npm test` runs all four, in that order (`sequence.groupOrder`). The pure tests start no process and wait on
  * nothing, so they take every core (vitest's default leaves one free). `e2e` runs two files at a time even on a
@@ -30,7 +30,12 @@ const shared = {
 const BROWSER = ["test/**/*.browser.test.ts"];
 
 /** The e2e files that run several harness runs at once themselves: beside another file they would oversubscribe. */
-export const E2E_SOLO = ["test/kill-matrix.test.ts", "test/e2e/real-relays.test.ts"];
+export const E2E_SOLO = [
+  "test/kill-matrix.test.ts",
+  "test/e2e/real-relays.test.ts",
+  // It loads the machine on purpose (busy processes beside a run): it must not slow another file's timing.
+  "test/e2e/loaded-runner.test.ts",
+];
 
 /** The pure tests: by folder, and the harness's and run layer's files that start nothing. */
 export const UNIT = [
@@ -77,6 +82,7 @@ export const UNIT = [
   "test/harness/scheduler.test.ts",
   "test/harness/bound.test.ts",
   "test/harness/core-load.test.ts",
+  "test/harness/lateness.test.ts",
 ];
 
 export default defineConfig({

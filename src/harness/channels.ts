@@ -136,6 +136,7 @@ export function recorded(
         h(line, via);
       }),
     onClose: (h) => channel.onClose(h),
+    ...(channel.confirmsWrites ? { confirmsWrites: true } : {}),
     ...(channel.httpRefusal ? { httpRefusal: (method: string) => channel.httpRefusal!(method) } : {}),
   };
 }

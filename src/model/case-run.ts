@@ -1,5 +1,5 @@
 import type { Era } from "../protocol/eras.ts";
-import type { Frame, Observation } from "./evidence.ts";
+import type { Frame, LateAttempt, Observation } from "./evidence.ts";
 import type { LoadedCase } from "./load.ts";
 
 /**
@@ -34,4 +34,9 @@ export interface CaseRun {
    */
   notApplicable?: string;
   relayLog?: string;
+  /**
+   * Attempts the harness was late for (src/harness/lateness.ts), not judged; the case ran again on a fresh session.
+   * When the last attempt was late too, `harnessError` names the lateness and the case is an `error`.
+   */
+  lateAttempts?: LateAttempt[];
 }

@@ -1,0 +1,141 @@
+import type { ActionTiming, Frame, HarnessLateness } from "../model/evidence.ts";
+import type { CoreWait } from "./core-wait.ts";
+
+/**
+ * Whether the harness was too late for a case to mean anything (pure: frames, the harness's own action timings and
+ * the relay's declared deadline in). The verdict contract: timing is judged against the profile's declared deadlines,
+ * never against the harness's own lateness.
+ *
+ * Only the harness's delay in carrying out a scripted action counts (an answer, a decline, an error, a 2026-07-28
+ * retry): from when it was due (its question delivered to the answering code, plus the scripted delay) to when it
+ * was written, and of that only the time the harness waited for a core (`coreWaitMs`, core-wait.ts: the kernel's
+ * run-queue wait). Time the harness spent reading and parsing the relay's frames is work, not waiting: a relay that
+ * floods the harness cannot make it late.
+ *
+ * Such lateness matters only where the case's outcome can depend on it: an action scripted inside the deadline
+ * (counted from the upstream's request, the earliest the relay's clock can start), whose lateness took at least half
+ * the margin the script left before that deadline (the rest carries the answer to the relay, on the same machine);
+ * and a relay whose outcome at the upstream came at least a deadline after the request (one that decided sooner did
+ * not wait for the answer at all), and that did not deliver the answer anyway (a single result at the upstream).
+ */
+export function harnessLateness(input: {
+  frames: readonly Frame[];
+  actions: readonly ActionTiming[];
+  deadlineMs: number;
+  /** The case's outcome at the upstream: a single delivered result needed no deadline to be met in time. */
+  delivered: boolean;
+}): HarnessLateness | undefined {
+  const { frames, actions, deadlineMs, delivered } = input;
+  if (delivered || actions.length === 0) return undefined;
+  const exchange = exchangeOf(frames);
+  if (!exchange) return undefined;
+  const { requestAtMs, outcomeAtMs } = exchange;
+  if (outcomeAtMs !== undefined && outcomeAtMs - requestAtMs < deadlineMs) return undefined;
+  let worst: HarnessLateness | undefined;
+  for (const a of actions) {
+    if (a.scriptedDelayMs >= deadlineMs) continue;
+    const dueMs = a.deliveredMs + a.scriptedDelayMs;
+    const marginMs = deadlineMs - (dueMs - requestAtMs);
+    // The relay asked so late that the script was already past its deadline: not the harness's doing.
+    if (marginMs <= 0) continue;
+    const lateMs = actionLateMs(a);
+    if (lateMs < Math.max(LATE_MIN_MS, marginMs / 2)) continue;
+    if (worst && worst.lateMs - worst.marginMs / 2 >= lateMs - marginMs / 2) continue;
+    worst = {
+      deadlineMs,
+      kind: a.kind,
+      requestAtMs,
+      deliveredMs: round(a.deliveredMs),
+      scriptedDelayMs: a.scriptedDelayMs,
+      writtenMs: round(a.writtenMs),
+      lateMs: round(lateMs),
+      marginMs: round(marginMs),
+      ...(outcomeAtMs !== undefined ? { outcomeAtMs } : {}),
+    };
+  }
+  return worst;
+}
+
+/**
+ * The scripted actions of a case as the answering end carried them out, in performance.now() time: when the question
+ * reached it, the scripted delay, and when the action was written (session.ts turns these into ActionTimings).
+ */
+export type ActionLog = Array<{
+  kind: ActionTiming["kind"];
+  deliveredAt: number;
+  scriptedDelayMs: number;
+  writtenAt: number;
+}>;
+
+/**
+ * The actions of a case in its own time (ms since its mark), each with the time the harness waited for a core
+ * between its due moment and its writing (core-wait.ts).
+ */
+export function timedActions(log: ActionLog, epoch: number, coreWait: CoreWait): ActionTiming[] {
+  const ms = (t: number) => Math.round((t - epoch) * 10) / 10;
+  return log.map((a) => ({
+    kind: a.kind,
+    deliveredMs: ms(a.deliveredAt),
+    scriptedDelayMs: a.scriptedDelayMs,
+    writtenMs: ms(a.writtenAt),
+    coreWaitMs: Math.round(coreWait.waitBetween(a.deliveredAt + a.scriptedDelayMs, a.writtenAt) * 10) / 10,
+  }));
+}
+
+/** Below this the harness is never late: a timer's own jitter. */
+export const LATE_MIN_MS = 50;
+
+/**
+ * The action's own lateness: the time it left past its due moment, counting only the harness's wait for a core
+ * meanwhile (never its own work, which includes parsing what the relay sent).
+ */
+export function actionLateMs(a: ActionTiming): number {
+  const pastDue = a.writtenMs - (a.deliveredMs + a.scriptedDelayMs);
+  return Math.max(0, Math.min(pastDue, a.coreWaitMs));
+}
+
+const round = (ms: number) => Math.round(ms);
+
+type Message = Record<string, any>;
+const messageOf = (f: Frame): Message | undefined =>
+  f.message && typeof f.message === "object" ? (f.message as Message) : undefined;
+
+/**
+ * The upstream's first sampling request (legacy request, or 2026-07-28 input_required result) and the last frame the
+ * relay sent the upstream after it (its outcome); undefined when the upstream asked nothing.
+ */
+function exchangeOf(frames: readonly Frame[]): { requestAtMs: number; outcomeAtMs?: number } | undefined {
+  let requestAtMs: number | undefined;
+  let outcomeAtMs: number | undefined;
+  for (const f of frames) {
+    if (f.end !== "upstream") continue;
+    if (f.dir === "to-relay" && requestAtMs === undefined) {
+      const m = messageOf(f);
+      const asks =
+        m?.method === "sampling/createMessage" ||
+        (typeof m?.result === "object" && m.result !== null && "inputRequests" in m.result);
+      if (asks) requestAtMs = f.t;
+    } else if (f.dir === "from-relay" && requestAtMs !== undefined) outcomeAtMs = f.t;
+  }
+  if (requestAtMs === undefined) return undefined;
+  return {
+    requestAtMs: round(requestAtMs),
+    ...(outcomeAtMs !== undefined ? { outcomeAtMs: round(outcomeAtMs) } : {}),
+  };
+}
+
+/** How the reason of a case that stayed late begins (the summary counts those). */
+export const LATE_REASON = "the harness was late";
+
+/** The lateness in words, with the measured times: the reason of a case that stayed late. */
+export function describeLateness(l: HarnessLateness, attempts: number): string {
+  const outcome =
+    l.outcomeAtMs !== undefined ? `; the relay's outcome reached the upstream at ${l.outcomeAtMs} ms` : "";
+  return (
+    `${LATE_REASON} in ${attempts} attempt(s), not the relay: in the last, its ${l.kind} was scripted ` +
+    `${l.scriptedDelayMs} ms after the question reached it (at ${l.deliveredMs} ms; the upstream asked at ` +
+    `${l.requestAtMs} ms) and left at ${l.writtenMs} ms, ${l.lateMs} ms late while the harness waited for a core ` +
+    `(run-queue wait, not time spent reading the relay's frames): at least half the ${l.marginMs} ms margin its ` +
+    `script left before the relay's ${l.deadlineMs} ms deadline${outcome}. The machine is too loaded to judge this case`
+  );
+}
