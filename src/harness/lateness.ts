@@ -34,7 +34,8 @@ export function harnessLateness(input: {
   let worst: HarnessLateness | undefined;
   for (const a of actions) {
     if (a.scriptedDelayMs >= deadlineMs) continue;
-    const dueMs = a.deliveredMs + a.scriptedDelayMs;
+    // Due as the script meant it: the question as early as the harness could have read it, plus the scripted delay.
+    const dueMs = a.deliveredMs - a.readWaitMs + a.scriptedDelayMs;
     const marginMs = deadlineMs - (dueMs - requestAtMs);
     // The relay asked so late that the script was already past its deadline: not the harness's doing.
     if (marginMs <= 0) continue;
@@ -46,6 +47,7 @@ export function harnessLateness(input: {
       kind: a.kind,
       requestAtMs,
       deliveredMs: round(a.deliveredMs),
+      readWaitMs: round(a.readWaitMs),
       scriptedDelayMs: a.scriptedDelayMs,
       writtenMs: round(a.writtenMs),
       lateMs: round(lateMs),
@@ -71,15 +73,29 @@ export type ActionLog = Array<{
  * The actions of a case in its own time (ms since its mark), each with the time the harness waited for a core
  * between its due moment and its writing (core-wait.ts).
  */
-export function timedActions(log: ActionLog, epoch: number, coreWait: CoreWait): ActionTiming[] {
+export function timedActions(
+  log: ActionLog,
+  epoch: number,
+  coreWait: CoreWait,
+  requestAtMs: number | undefined,
+): ActionTiming[] {
   const ms = (t: number) => Math.round((t - epoch) * 10) / 10;
-  return log.map((a) => ({
-    kind: a.kind,
-    deliveredMs: ms(a.deliveredAt),
-    scriptedDelayMs: a.scriptedDelayMs,
-    writtenMs: ms(a.writtenAt),
-    coreWaitMs: Math.round(coreWait.waitBetween(a.deliveredAt + a.scriptedDelayMs, a.writtenAt) * 10) / 10,
-  }));
+  const tenth = (t: number) => Math.round(t * 10) / 10;
+  const written = log.map((a) => a.writtenAt);
+  return log.map((a) => {
+    // The question cannot have reached the harness before the upstream asked, nor before the harness's own earlier
+    // action it followed (a tool loop's next round).
+    const after = written.filter((t) => t < a.deliveredAt).reduce((m, t) => Math.max(m, t), -Infinity);
+    const from = Math.max(requestAtMs === undefined ? a.deliveredAt : epoch + requestAtMs, after);
+    return {
+      kind: a.kind,
+      deliveredMs: ms(a.deliveredAt),
+      scriptedDelayMs: a.scriptedDelayMs,
+      writtenMs: ms(a.writtenAt),
+      readWaitMs: tenth(coreWait.waitBetween(from, a.deliveredAt)),
+      coreWaitMs: tenth(coreWait.waitBetween(a.deliveredAt + a.scriptedDelayMs, a.writtenAt)),
+    };
+  });
 }
 
 /** Below this the harness is never late: a timer's own jitter. */
@@ -87,11 +103,12 @@ export const LATE_MIN_MS = 50;
 
 /**
  * The action's own lateness: the time it left past its due moment, counting only the harness's wait for a core
- * meanwhile (never its own work, which includes parsing what the relay sent).
+ * meanwhile (never its own work, which includes parsing what the relay sent), and the time its question may have
+ * waited to be read while the harness had no core (its wait for a core since the upstream asked).
  */
 export function actionLateMs(a: ActionTiming): number {
   const pastDue = a.writtenMs - (a.deliveredMs + a.scriptedDelayMs);
-  return Math.max(0, Math.min(pastDue, a.coreWaitMs));
+  return a.readWaitMs + Math.max(0, Math.min(pastDue, a.coreWaitMs));
 }
 
 const round = (ms: number) => Math.round(ms);
@@ -104,6 +121,10 @@ const messageOf = (f: Frame): Message | undefined =>
  * The upstream's first sampling request (legacy request, or 2026-07-28 input_required result) and the last frame the
  * relay sent the upstream after it (its outcome); undefined when the upstream asked nothing.
  */
+export function upstreamRequestAtMs(frames: readonly Frame[]): number | undefined {
+  return exchangeOf(frames)?.requestAtMs;
+}
+
 function exchangeOf(frames: readonly Frame[]): { requestAtMs: number; outcomeAtMs?: number } | undefined {
   let requestAtMs: number | undefined;
   let outcomeAtMs: number | undefined;
@@ -133,8 +154,9 @@ export function describeLateness(l: HarnessLateness, attempts: number): string {
     l.outcomeAtMs !== undefined ? `; the relay's outcome reached the upstream at ${l.outcomeAtMs} ms` : "";
   return (
     `${LATE_REASON} in ${attempts} attempt(s), not the relay: in the last, its ${l.kind} was scripted ` +
-    `${l.scriptedDelayMs} ms after the question reached it (at ${l.deliveredMs} ms; the upstream asked at ` +
-    `${l.requestAtMs} ms) and left at ${l.writtenMs} ms, ${l.lateMs} ms late while the harness waited for a core ` +
+    `${l.scriptedDelayMs} ms after the question reached it (at ${l.deliveredMs} ms, after ${l.readWaitMs} ms the ` +
+    `harness waited for a core since the upstream asked at ${l.requestAtMs} ms) and left at ${l.writtenMs} ms: ` +
+    `${l.lateMs} ms late in all while the harness waited for a core ` +
     `(run-queue wait, not time spent reading the relay's frames): at least half the ${l.marginMs} ms margin its ` +
     `script left before the relay's ${l.deadlineMs} ms deadline${outcome}. The machine is too loaded to judge this case`
   );

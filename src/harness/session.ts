@@ -21,7 +21,7 @@ import {
 } from "./ends.ts";
 import { callFramesOf, FrameRecorder } from "./frames.ts";
 import type { JsonRpcId, LineChannel } from "./jsonrpc-peer.ts";
-import { type ActionLog, timedActions } from "./lateness.ts";
+import { type ActionLog, timedActions, upstreamRequestAtMs } from "./lateness.ts";
 import { ModernAnswerer, ModernUpstream } from "./mrtr.ts";
 import { ProbeToolMissing } from "./probe-call.ts";
 import { onceMoreIfPortTaken, RelayHost } from "./relay-host.ts";
@@ -625,7 +625,12 @@ export class RelaySession {
       negotiated: { upstream: this.upstreamEnd?.negotiated ?? null, downstream: this.answerer.negotiated },
     };
     if (seen.actions.length > 0)
-      output.actions = timedActions(seen.actions, this.recorder.epochOf(slice.start), processCoreWait);
+      output.actions = timedActions(
+        seen.actions,
+        this.recorder.epochOf(slice.start),
+        processCoreWait,
+        upstreamRequestAtMs(output.frames),
+      );
     // The relay's stderr while the case ran (all it has written, when it broke), in every transcript, bounded.
     output.relayLog = (
       outcome.kind === "broken" ? this.relay.stderr : this.relay.stderrSince(slice.stderrMark)

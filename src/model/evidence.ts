@@ -170,14 +170,17 @@ export const ActionTimingSchema = z.object({
   deliveredMs: z.number(),
   scriptedDelayMs: z.number(),
   writtenMs: z.number(),
+  /** How long the harness waited for a core between the upstream's request and the question's delivery. */
+  readWaitMs: z.number(),
   coreWaitMs: z.number(),
 });
 export type ActionTiming = z.infer<typeof ActionTimingSchema>;
 
 /**
  * How late the harness was for a case, from its latest action that mattered (src/harness/lateness.ts), every time
- * in ms since the case began: the upstream asked at `requestAtMs`; the harness's `kind` reached it at `deliveredMs`,
- * was scripted `scriptedDelayMs` later and left at `writtenMs`, `lateMs` late while the harness waited for a core;
+ * in ms since the case began: the upstream asked at `requestAtMs`; the question of the harness's `kind` reached it
+ * at `deliveredMs` (after `readWaitMs` the harness waited for a core since the request), the action was scripted
+ * `scriptedDelayMs` later and left at `writtenMs`: `lateMs` late in all while the harness waited for a core;
  * `marginMs`, what the script left before the relay's declared deadline `deadlineMs` counted from the request;
  * `outcomeAtMs`, when the relay's last frame reached the upstream.
  */
@@ -186,6 +189,7 @@ export const HarnessLatenessSchema = z.object({
   kind: ActionTimingSchema.shape.kind,
   requestAtMs: z.number(),
   deliveredMs: z.number(),
+  readWaitMs: z.number(),
   scriptedDelayMs: z.number(),
   writtenMs: z.number(),
   lateMs: z.number(),

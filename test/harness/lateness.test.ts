@@ -32,6 +32,7 @@ const answer = (a: Partial<ActionTiming>): ActionTiming => ({
   deliveredMs: 321,
   scriptedDelayMs: 400,
   writtenMs: 1460,
+  readWaitMs: 0,
   coreWaitMs: 700,
   ...a,
 });
@@ -65,6 +66,7 @@ describe("harnessLateness: only the harness's own delay in a scripted action cou
       kind: "answer",
       requestAtMs: 118,
       deliveredMs: 321,
+      readWaitMs: 0,
       scriptedDelayMs: 400,
       writtenMs: 1460,
       lateMs: 700,
@@ -104,6 +106,32 @@ describe("harnessLateness: only the harness's own delay in a scripted action cou
     ).toBeUndefined();
     // Nothing asked at the upstream: nothing to be late for.
     expect(harnessLateness({ ...base, frames: [], actions: late })).toBeUndefined();
+  });
+
+  it("a question that waited to be read while the harness had no core counts; one the relay sent late does not", () => {
+    // Measured under load: the upstream asked at 186 ms, the question and the relay's cancellation were read together
+    // at 1,560 ms, the answer left at once; the relay's expiry came at 1,656 ms.
+    const frames = [up(186, 1), expiry(1656, 1)];
+    const read = answer({ deliveredMs: 1560, scriptedDelayMs: 0, writtenMs: 1560.5, coreWaitMs: 0 });
+    expect(harnessLateness({ ...base, frames, actions: [{ ...read, readWaitMs: 1100 }] })).toMatchObject({
+      readWaitMs: 1100,
+      lateMs: 1100,
+      marginMs: 926,
+    });
+    expect(harnessLateness({ ...base, frames, actions: [read] })).toBeUndefined();
+  });
+
+  it("a question's read wait starts no earlier than the harness's own earlier action it followed", () => {
+    const { sampler, advanceTo } = fakeCoreWait([[0, 900]]);
+    advanceTo(2000);
+    const log: ActionLog = [
+      { kind: "answer", deliveredAt: 100, scriptedDelayMs: 0, writtenAt: 800 },
+      { kind: "answer", deliveredAt: 1000, scriptedDelayMs: 0, writtenAt: 1001 },
+    ];
+    const [first, second] = timedActions(log, 0, sampler, 50);
+    expect(first!.readWaitMs).toBe(50);
+    expect(first!.coreWaitMs).toBe(700);
+    expect(second!.readWaitMs).toBe(100);
   });
 
   it("2026-07-28: the question is the input_required result, the action the retry", () => {
@@ -174,6 +202,7 @@ const lateness: HarnessLateness = {
   deliveredMs: 321,
   scriptedDelayMs: 400,
   writtenMs: 1460,
+  readWaitMs: 0,
   lateMs: 700,
   marginMs: 597,
 };
@@ -184,8 +213,9 @@ describe("a late answer on a fake clock is not judged: the case runs again", () 
     const { sampler, advanceTo } = fakeCoreWait([[700, 1400]]);
     advanceTo(2000);
     const log: ActionLog = [{ kind: "answer", deliveredAt: 321, scriptedDelayMs: 400, writtenAt: 1460 }];
-    const actions = timedActions(log, 0, sampler);
+    const actions = timedActions(log, 0, sampler, 118);
     expect(actions[0]!.coreWaitMs).toBe(679);
+    expect(actions[0]!.readWaitMs).toBe(0);
     const first: Attempt = {
       output: output("first"),
       lateness: harnessLateness({ ...base, actions }),
@@ -196,7 +226,7 @@ describe("a late answer on a fake clock is not judged: the case runs again", () 
       calls.push(n);
       // The late attempt's frames are not held for the re-run.
       expect(last.output.frames).toEqual([]);
-      const onTime = timedActions([{ ...log[0]!, writtenAt: 722 }], 0, sampler);
+      const onTime = timedActions([{ ...log[0]!, writtenAt: 722 }], 0, sampler, 118);
       return { output: output("second"), lateness: harnessLateness({ ...base, actions: onTime }) };
     });
     expect(calls).toEqual([1]);
@@ -215,7 +245,7 @@ describe("a late answer on a fake clock is not judged: the case runs again", () 
     const judged = await rerunWhileLate({ output: output("first"), lateness }, again);
     expect(reruns).toBe(MAX_LATE_RERUNS);
     expect(judged.harnessError).toContain(LATE_REASON);
-    expect(judged.harnessError).toContain("700 ms late while the harness waited for a core");
+    expect(judged.harnessError).toContain("700 ms late in all while the harness waited for a core");
     expect(judged.harnessError).toContain("597 ms margin");
     expect(judged.harnessError).toContain("1200 ms deadline");
     expect(judged.lateAttempts).toHaveLength(MAX_LATE_RERUNS + 1);
