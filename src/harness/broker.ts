@@ -142,6 +142,7 @@ export class Broker extends ReviewWatcher {
   }
 
   private async decide(q: BrokerQuestion): Promise<void> {
+    const seenAt = performance.now();
     const s = this.scriptOf(q);
     const decision = this.decision(q, s);
     const record: ReviewRecord = { stage: q.stage, question: q, decision };
@@ -160,6 +161,12 @@ export class Broker extends ReviewWatcher {
         ...(decision.params !== undefined ? { params: decision.params } : {}),
       });
       record.status = out.status;
+      s.actions.push({
+        kind: "review",
+        deliveredAt: seenAt,
+        scriptedDelayMs: 0,
+        writtenAt: performance.now(),
+      });
       if (decision.action === "answer" && out.ok) s.answered = { result: decision.result };
     } catch (error) {
       record.decision = { ...decision, note: `the ${op} call failed: ${(error as Error).message}` };

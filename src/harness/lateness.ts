@@ -34,9 +34,11 @@ export function harnessLateness(input: {
   let worst: HarnessLateness | undefined;
   for (const a of actions) {
     if (a.scriptedDelayMs >= deadlineMs) continue;
-    // Due as the script meant it: the question as early as the harness could have read it, plus the scripted delay.
+    // Due as the script meant it: the question as early as the harness could have read it, plus the scripted delay;
+    // the relay's deadline runs from the upstream's request the action answers.
+    const askedMs = a.requestAtMs ?? requestAtMs;
     const dueMs = a.deliveredMs - a.readWaitMs + a.scriptedDelayMs;
-    const marginMs = deadlineMs - (dueMs - requestAtMs);
+    const marginMs = deadlineMs - (dueMs - askedMs);
     // The relay asked so late that the script was already past its deadline: not the harness's doing.
     if (marginMs <= 0) continue;
     const lateMs = actionLateMs(a);
@@ -45,7 +47,7 @@ export function harnessLateness(input: {
     worst = {
       deadlineMs,
       kind: a.kind,
-      requestAtMs,
+      requestAtMs: round(askedMs),
       deliveredMs: round(a.deliveredMs),
       readWaitMs: round(a.readWaitMs),
       scriptedDelayMs: a.scriptedDelayMs,
@@ -77,18 +79,21 @@ export function timedActions(
   log: ActionLog,
   epoch: number,
   coreWait: CoreWait,
-  requestAtMs: number | undefined,
+  requestTimes: readonly number[],
 ): ActionTiming[] {
   const ms = (t: number) => Math.round((t - epoch) * 10) / 10;
   const tenth = (t: number) => Math.round(t * 10) / 10;
   const written = log.map((a) => a.writtenAt);
   return log.map((a) => {
-    // The question cannot have reached the harness before the upstream asked, nor before the harness's own earlier
-    // action it followed (a tool loop's next round).
+    // The upstream's request this action answers: the latest before its question (a loop's round, a burst's last).
+    const requestAtMs = requestTimes.filter((t) => epoch + t <= a.deliveredAt).at(-1);
+    // The question cannot have reached the harness before that request, nor before the harness's own earlier action
+    // it followed (a tool loop's next round, a review of the answer).
     const after = written.filter((t) => t < a.deliveredAt).reduce((m, t) => Math.max(m, t), -Infinity);
     const from = Math.max(requestAtMs === undefined ? a.deliveredAt : epoch + requestAtMs, after);
     return {
       kind: a.kind,
+      ...(requestAtMs !== undefined ? { requestAtMs } : {}),
       deliveredMs: ms(a.deliveredAt),
       scriptedDelayMs: a.scriptedDelayMs,
       writtenMs: ms(a.writtenAt),
@@ -121,8 +126,17 @@ const messageOf = (f: Frame): Message | undefined =>
  * The upstream's first sampling request (legacy request, or 2026-07-28 input_required result) and the last frame the
  * relay sent the upstream after it (its outcome); undefined when the upstream asked nothing.
  */
-export function upstreamRequestAtMs(frames: readonly Frame[]): number | undefined {
-  return exchangeOf(frames)?.requestAtMs;
+/** When the upstream sent each of its sampling requests (legacy requests, 2026-07-28 input_required results). */
+export function upstreamRequestTimes(frames: readonly Frame[]): number[] {
+  return frames.filter((f) => f.end === "upstream" && f.dir === "to-relay" && asks(f)).map((f) => f.t);
+}
+
+function asks(f: Frame): boolean {
+  const m = messageOf(f);
+  return (
+    m?.method === "sampling/createMessage" ||
+    (typeof m?.result === "object" && m.result !== null && "inputRequests" in m.result)
+  );
 }
 
 function exchangeOf(frames: readonly Frame[]): { requestAtMs: number; outcomeAtMs?: number } | undefined {
@@ -131,11 +145,7 @@ function exchangeOf(frames: readonly Frame[]): { requestAtMs: number; outcomeAtM
   for (const f of frames) {
     if (f.end !== "upstream") continue;
     if (f.dir === "to-relay" && requestAtMs === undefined) {
-      const m = messageOf(f);
-      const asks =
-        m?.method === "sampling/createMessage" ||
-        (typeof m?.result === "object" && m.result !== null && "inputRequests" in m.result);
-      if (asks) requestAtMs = f.t;
+      if (asks(f)) requestAtMs = f.t;
     } else if (f.dir === "from-relay" && requestAtMs !== undefined) outcomeAtMs = f.t;
   }
   if (requestAtMs === undefined) return undefined;

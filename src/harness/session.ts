@@ -21,7 +21,7 @@ import {
 } from "./ends.ts";
 import { callFramesOf, FrameRecorder } from "./frames.ts";
 import type { JsonRpcId, LineChannel } from "./jsonrpc-peer.ts";
-import { type ActionLog, timedActions, upstreamRequestAtMs } from "./lateness.ts";
+import { type ActionLog, timedActions, upstreamRequestTimes } from "./lateness.ts";
 import { ModernAnswerer, ModernUpstream } from "./mrtr.ts";
 import { ProbeToolMissing } from "./probe-call.ts";
 import { onceMoreIfPortTaken, RelayHost } from "./relay-host.ts";
@@ -537,7 +537,7 @@ export class RelaySession {
       declared: this.upstreamEnd?.declared,
       reviews: this.reviewer ? [...this.reviewer.records] : undefined,
       reviewerAnswered: this.reviewer?.answered,
-      actions: [...this.answerer.actions],
+      actions: [...this.answerer.actions, ...(this.reviewer?.actions ?? [])],
     };
   }
 
@@ -608,7 +608,7 @@ export class RelaySession {
       declared: this.upstreamEnd?.declared,
       reviews: this.reviewer ? [...this.reviewer.records] : undefined,
       reviewerAnswered: this.reviewer?.answered,
-      actions: [...this.answerer.actions],
+      actions: [...this.answerer.actions, ...(this.reviewer?.actions ?? [])],
     };
     const output: CaseRunOutput = {
       observation: {
@@ -629,7 +629,7 @@ export class RelaySession {
         seen.actions,
         this.recorder.epochOf(slice.start),
         processCoreWait,
-        upstreamRequestAtMs(output.frames),
+        upstreamRequestTimes(output.frames),
       );
     // The relay's stderr while the case ran (all it has written, when it broke), in every transcript, bounded.
     output.relayLog = (

@@ -1,5 +1,5 @@
 import type { Era } from "../protocol/eras.ts";
-import type { Frame, LateAttempt, Observation } from "./evidence.ts";
+import type { ActionTiming, Frame, LateAttempt, Observation } from "./evidence.ts";
 import type { LoadedCase } from "./load.ts";
 
 /**
@@ -39,4 +39,6 @@ export interface CaseRun {
    * When the last attempt was late too, `harnessError` names the lateness and the case is an `error`.
    */
   lateAttempts?: LateAttempt[];
+  /** The harness's scripted actions in the judged attempt, timed (src/harness/lateness.ts). */
+  actions?: ActionTiming[];
 }

@@ -166,7 +166,9 @@ export type Observation = z.infer<typeof ObservationSchema>;
  * harness waited for a core (the kernel's run-queue wait: never time spent reading or parsing the relay's frames).
  */
 export const ActionTimingSchema = z.object({
-  kind: z.enum(["answer", "decline", "error", "retry"]),
+  kind: z.enum(["answer", "decline", "error", "retry", "review"]),
+  /** The upstream's request the action answers (the latest before its question): the relay's deadline runs from it. */
+  requestAtMs: z.number().optional(),
   deliveredMs: z.number(),
   scriptedDelayMs: z.number(),
   writtenMs: z.number(),
@@ -295,6 +297,12 @@ export const EvidenceSchema = z
      * left after the relay's deadline while the script meant it to leave before). The verdict is this transcript's.
      */
     lateAttempts: z.array(LateAttemptSchema).optional(),
+    /**
+     * The harness's own scripted actions in this attempt (answers, declines, errors, retries, review decisions): when
+     * each question reached it, when each left, and how long it waited for a core meanwhile. Measured times: not in
+     * stable output.
+     */
+    harnessActions: z.array(ActionTimingSchema).optional(),
   })
   .superRefine((e, ctx) => {
     if (e.stable) return;

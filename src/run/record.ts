@@ -28,7 +28,12 @@ export function evidenceToWrite(j: JudgedRun, meta: EvidenceMeta): Evidence {
   const eras = { upstream: j.run.era, downstream: j.run.kase.downstreamEra ?? j.run.era };
   const officialSchema = officialSchemaOf(written.frames, eras);
   // The attempts the harness was late for, beside the judged one (their times are measured: not in stable output).
-  const late = !meta.stable && j.run.lateAttempts ? { lateAttempts: j.run.lateAttempts } : {};
+  const late = meta.stable
+    ? {}
+    : {
+        ...(j.run.actions?.length ? { harnessActions: j.run.actions } : {}),
+        ...(j.run.lateAttempts ? { lateAttempts: j.run.lateAttempts } : {}),
+      };
   return officialSchema ? { ...written, officialSchema, ...late } : { ...written, ...late };
 }
 

@@ -128,10 +128,42 @@ describe("harnessLateness: only the harness's own delay in a scripted action cou
       { kind: "answer", deliveredAt: 100, scriptedDelayMs: 0, writtenAt: 800 },
       { kind: "answer", deliveredAt: 1000, scriptedDelayMs: 0, writtenAt: 1001 },
     ];
-    const [first, second] = timedActions(log, 0, sampler, 50);
+    const [first, second] = timedActions(log, 0, sampler, [50]);
     expect(first!.readWaitMs).toBe(50);
     expect(first!.coreWaitMs).toBe(700);
     expect(second!.readWaitMs).toBe(100);
+  });
+
+  it("each action is timed from the upstream's request it answers (a tool loop's round), the deadline from there", () => {
+    const { sampler, advanceTo } = fakeCoreWait([[2300, 2520]]);
+    advanceTo(3000);
+    const log: ActionLog = [
+      { kind: "answer", deliveredAt: 20, scriptedDelayMs: 0, writtenAt: 21 },
+      { kind: "answer", deliveredAt: 2527, scriptedDelayMs: 0, writtenAt: 2527 },
+    ];
+    const actions = timedActions(log, 0, sampler, [5, 2290]);
+    expect(actions.map((a) => a.requestAtMs)).toEqual([5, 2290]);
+    expect(actions[1]!.readWaitMs).toBe(220);
+    // 220 ms of a 2,500 ms deadline's margin: the relay had the round's answer in time.
+    const frames = [up(5, 1), up(2290, 2), expiry(2721, 2)];
+    expect(harnessLateness({ frames, actions, deadlineMs: 2500, delivered: false })).toBeUndefined();
+  });
+
+  it("a review decision is an action too: a response review the harness saw late while it had no core", () => {
+    const frames = [up(337, 1), expiry(4558, 1)];
+    const review = answer({
+      kind: "review",
+      requestAtMs: 337,
+      deliveredMs: 4435,
+      scriptedDelayMs: 0,
+      writtenMs: 4436,
+      readWaitMs: 3300,
+      coreWaitMs: 0,
+    });
+    expect(harnessLateness({ frames, actions: [review], deadlineMs: 2500, delivered: false })).toMatchObject({
+      kind: "review",
+      lateMs: 3300,
+    });
   });
 
   it("2026-07-28: the question is the input_required result, the action the retry", () => {
@@ -213,7 +245,7 @@ describe("a late answer on a fake clock is not judged: the case runs again", () 
     const { sampler, advanceTo } = fakeCoreWait([[700, 1400]]);
     advanceTo(2000);
     const log: ActionLog = [{ kind: "answer", deliveredAt: 321, scriptedDelayMs: 400, writtenAt: 1460 }];
-    const actions = timedActions(log, 0, sampler, 118);
+    const actions = timedActions(log, 0, sampler, [118]);
     expect(actions[0]!.coreWaitMs).toBe(679);
     expect(actions[0]!.readWaitMs).toBe(0);
     const first: Attempt = {
@@ -226,7 +258,7 @@ describe("a late answer on a fake clock is not judged: the case runs again", () 
       calls.push(n);
       // The late attempt's frames are not held for the re-run.
       expect(last.output.frames).toEqual([]);
-      const onTime = timedActions([{ ...log[0]!, writtenAt: 722 }], 0, sampler, 118);
+      const onTime = timedActions([{ ...log[0]!, writtenAt: 722 }], 0, sampler, [118]);
       return { output: output("second"), lateness: harnessLateness({ ...base, actions: onTime }) };
     });
     expect(calls).toEqual([1]);
