@@ -15,8 +15,8 @@ import type { CoreWait } from "./core-wait.ts";
  * Such lateness matters only where the case's outcome can depend on it: an action scripted inside the deadline
  * (counted from the upstream's request, the earliest the relay's clock can start), whose lateness took at least half
  * the margin the script left before that deadline (the rest carries the answer to the relay, on the same machine);
- * and a relay whose outcome at the upstream came at least a deadline after the request (one that decided sooner did
- * not wait for the answer at all), and that did not deliver the answer anyway (a single result at the upstream).
+ * a relay whose last word to the upstream came after the action was due (one that ruled sooner did not wait for it);
+ * and an outcome that is not the answer delivered anyway (a single result at the upstream).
  */
 export function harnessLateness(input: {
   frames: readonly Frame[];
@@ -30,7 +30,6 @@ export function harnessLateness(input: {
   const exchange = exchangeOf(frames);
   if (!exchange) return undefined;
   const { requestAtMs, outcomeAtMs } = exchange;
-  if (outcomeAtMs !== undefined && outcomeAtMs - requestAtMs < deadlineMs) return undefined;
   let worst: HarnessLateness | undefined;
   for (const a of actions) {
     if (a.scriptedDelayMs >= deadlineMs) continue;
@@ -41,6 +40,8 @@ export function harnessLateness(input: {
     const marginMs = deadlineMs - (dueMs - askedMs);
     // The relay asked so late that the script was already past its deadline: not the harness's doing.
     if (marginMs <= 0) continue;
+    // The relay ruled before the action was even due: no lateness of the harness can have changed that.
+    if (outcomeAtMs !== undefined && outcomeAtMs < dueMs) continue;
     const lateMs = actionLateMs(a);
     if (lateMs < Math.max(LATE_MIN_MS, marginMs / 2)) continue;
     if (worst && worst.lateMs - worst.marginMs / 2 >= lateMs - marginMs / 2) continue;

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LATE_FRAMES } from "../../src/harness/late-rerun.ts";
 import { LATE_REASON } from "../../src/harness/lateness.ts";
 import { EvidenceSchema } from "../../src/model/evidence.ts";
 import { type Results, ResultsSchema } from "../../src/model/results.ts";
@@ -13,8 +14,8 @@ import { ROOT, tempDir } from "../helpers/cli.ts";
  * A correct relay on a loaded CI runner stays green (issue #35): beside busy processes (two per core here, more than
  * the harness and the relay can share fairly), the rows whose verdicts rest on the relay's deadline — a burst the
  * answerer takes 400 ms over each, an answer held behind notifications/initialized, a decline — give no `fail` and
- * no `warn`. A case the harness was late for runs again; one still late is an `error` naming the harness's lateness,
- * and its transcript keeps the late attempts.
+ * no `warn`. A case the harness was late for (it waited for a core: src/harness/core-wait.ts) runs again; one still
+ * late is an `error` naming the harness's lateness, and its transcript keeps the late attempts, small.
  */
 
 const BUSY = 6;
@@ -78,8 +79,19 @@ describe("a correct relay beside busy processes", () => {
     for (const k of rerun) {
       const evidence = EvidenceSchema.parse(JSON.parse(readFileSync(join(out, k.evidence!), "utf8")));
       expect(evidence.lateAttempts?.length).toBeGreaterThanOrEqual(k.lateReruns!);
-      for (const late of evidence.lateAttempts!)
+      for (const late of evidence.lateAttempts!) {
         expect(late.lateness.lateMs).toBeGreaterThanOrEqual(late.lateness.marginMs / 2);
+        expect(late.frames.length).toBeLessThanOrEqual(LATE_FRAMES);
+      }
     }
+  });
+
+  it("the harness timed its own answers: each delivered answer's transcript says when it was due and left", () => {
+    const roundtrip = results.cells.find((c) => c.row === "sampling-relay-roundtrip")!.cases[0]!;
+    const evidence = EvidenceSchema.parse(JSON.parse(readFileSync(join(out, roundtrip.evidence!), "utf8")));
+    const [action] = evidence.harnessActions ?? [];
+    expect(action?.kind).toBe("answer");
+    expect(action!.writtenMs).toBeGreaterThanOrEqual(action!.deliveredMs);
+    expect(action!.coreWaitMs).toBeGreaterThanOrEqual(0);
   });
 });

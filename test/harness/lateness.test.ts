@@ -93,8 +93,13 @@ describe("harnessLateness: only the harness's own delay in a scripted action cou
     const late = [answer({})];
     // The answer was delivered anyway.
     expect(harnessLateness({ ...base, actions: late, delivered: true })).toBeUndefined();
-    // The relay ruled before its own deadline could pass: it did not wait for any answer (a relay that expires early).
+    // The relay ruled before the answer was even due: it did not wait for it (a relay that expires early).
     expect(harnessLateness({ ...base, frames: [up(118, 3), expiry(700, 3)], actions: late })).toBeUndefined();
+    // Ruling after it was due but before the declared deadline (a stage with a shorter deadline of its own): judged
+    // against the harness's lateness all the same.
+    expect(harnessLateness({ ...base, frames: [up(118, 3), expiry(1000, 3)], actions: late })?.lateMs).toBe(
+      700,
+    );
     // Answers late on purpose (scripted at or past the deadline) and no answer at all (expiry cases).
     expect(
       harnessLateness({ ...base, actions: [answer({ scriptedDelayMs: 1500, writtenMs: 2600 })] }),
