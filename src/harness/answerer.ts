@@ -125,9 +125,12 @@ export class ClientAnswerer {
     if (!answer) return { error: { code: -32603, message: "mcpx-conform: no case is running" } };
     // The answer's moment of leaving, against its scripted one (lateness.ts): the log is this case's.
     const log = this.actions;
-    const timed = (kind: ActionLog[number]["kind"], scriptedDelayMs = 0) => ({
-      onWritten: (writtenAt: number) => log.push({ kind, deliveredAt, scriptedDelayMs, writtenAt }),
-    });
+    // Logged as it is handed on (an answer still in flight when the case ends counts as leaving then).
+    const timed = (kind: ActionLog[number]["kind"], scriptedDelayMs = 0) => {
+      const action: ActionLog[number] = { kind, deliveredAt, scriptedDelayMs };
+      log.push(action);
+      return { onWritten: (writtenAt: number) => (action.writtenAt = writtenAt) };
+    };
     switch (answer.action) {
       case "accept":
         if (answer.delayMs) {

@@ -69,7 +69,8 @@ export type ActionLog = Array<{
   kind: ActionTiming["kind"];
   deliveredAt: number;
   scriptedDelayMs: number;
-  writtenAt: number;
+  /** Unset while the action has not left yet (over HTTP: its POST not yet answered when the case ended). */
+  writtenAt?: number;
 }>;
 
 /**
@@ -84,8 +85,11 @@ export function timedActions(
 ): ActionTiming[] {
   const ms = (t: number) => Math.round((t - epoch) * 10) / 10;
   const tenth = (t: number) => Math.round(t * 10) / 10;
-  const written = log.map((a) => a.writtenAt);
-  return log.map((a) => {
+  // An action that has not left yet is timed as leaving now: at least that late.
+  const now = performance.now();
+  const written = log.map((a) => a.writtenAt ?? now);
+  return log.map((a, i) => {
+    const writtenAt = written[i]!;
     // The upstream's request this action answers: the latest before its question (a loop's round, a burst's last).
     const requestAtMs = requestTimes.filter((t) => epoch + t <= a.deliveredAt).at(-1);
     // The question cannot have reached the harness before that request, nor before the harness's own earlier action
@@ -97,9 +101,9 @@ export function timedActions(
       ...(requestAtMs !== undefined ? { requestAtMs } : {}),
       deliveredMs: ms(a.deliveredAt),
       scriptedDelayMs: a.scriptedDelayMs,
-      writtenMs: ms(a.writtenAt),
+      writtenMs: ms(writtenAt),
       readWaitMs: tenth(coreWait.waitBetween(from, a.deliveredAt)),
-      coreWaitMs: tenth(coreWait.waitBetween(a.deliveredAt + a.scriptedDelayMs, a.writtenAt)),
+      coreWaitMs: tenth(coreWait.waitBetween(a.deliveredAt + a.scriptedDelayMs, writtenAt)),
     };
   });
 }

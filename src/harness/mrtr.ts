@@ -626,16 +626,14 @@ export class ModernAnswerer implements HarnessAnswerer {
       // The retry carries the answers: it is the scripted action whose lateness counts (lateness.ts).
       const log = this.actions;
       const scriptedDelayMs = sampling > 0 ? (delayMs ?? 0) : undefined;
-      const written =
-        scriptedDelayMs === undefined
-          ? undefined
-          : () =>
-              log.push({
-                kind: "retry",
-                deliveredAt: roundAt,
-                scriptedDelayMs,
-                writtenAt: performance.now(),
-              });
+      const action: ActionLog[number] | undefined =
+        scriptedDelayMs === undefined ? undefined : { kind: "retry", deliveredAt: roundAt, scriptedDelayMs };
+      if (action) log.push(action);
+      const written = action
+        ? () => {
+            action.writtenAt = performance.now();
+          }
+        : undefined;
       response = await this.peer.request("tools/call", retry, timeoutMs, written ? { written } : undefined);
     }
     return response;

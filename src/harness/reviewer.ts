@@ -248,13 +248,15 @@ export class Reviewer extends ReviewWatcher {
         : decision.action === "approve" && decision.params
           ? { params: decision.params }
           : {};
+    const action: ActionLog[number] = { kind: "review", deliveredAt: seenAt, scriptedDelayMs: 0 };
+    s.actions.push(action);
     const { status } = await this.http(
       "POST",
       `/questions/${encodeURIComponent(String(q.id))}/${decision.action}`,
       body,
     );
     record.status = status;
-    s.actions.push({ kind: "review", deliveredAt: seenAt, scriptedDelayMs: 0, writtenAt: performance.now() });
+    action.writtenAt = performance.now();
     if (decision.action === "answer" && status === 200) s.answered = { result: decision.result };
   }
 }

@@ -171,6 +171,19 @@ describe("harnessLateness: only the harness's own delay in a scripted action cou
     });
   });
 
+  it("an action still in flight when the case ends is timed as leaving then, at least that late", () => {
+    const epoch = performance.now() - 1000;
+    const none = new CoreWaitSampler(() => undefined);
+    const [inFlight] = timedActions(
+      [{ kind: "answer", deliveredAt: epoch + 500, scriptedDelayMs: 0 }],
+      epoch,
+      none,
+      [100],
+    );
+    expect(inFlight!.writtenMs).toBeGreaterThanOrEqual(1000);
+    expect(inFlight!.requestAtMs).toBe(100);
+  });
+
   it("2026-07-28: the question is the input_required result, the action the retry", () => {
     const frames: Frame[] = [
       {
