@@ -3,6 +3,7 @@ import type { Era } from "../protocol/eras.ts";
 import { CODE } from "../protocol/wire.ts";
 import { type AnswerFor, ClientEraRefused, InitializedRequired } from "./ends.ts";
 import { JsonRpcPeer, type JsonRpcResponse, type LineChannel } from "./jsonrpc-peer.ts";
+import type { ActionLog } from "./lateness.ts";
 import { findProbeTool, type ProbeTemplate, probeCall } from "./probe-call.ts";
 import { PROBE_TOOL } from "./upstream.ts";
 import { HELD_REQUEST_MS, HOLD_INITIALIZED_MS } from "./waits.ts";
@@ -25,6 +26,8 @@ export class ClientAnswerer {
   answered: unknown;
   /** Called when the script makes the answerer wait on purpose (an answer that never comes, or comes late). */
   onWait: (() => void) | undefined;
+  /** The scripted answers of the case, timed (lateness.ts). */
+  actions: ActionLog = [];
 
   constructor(
     channel: LineChannel,
@@ -93,6 +96,7 @@ export class ClientAnswerer {
     this.asked = [];
     this.askedAt = undefined;
     this.answered = undefined;
+    this.actions = [];
   }
 
   callProbe(caseKey: string, timeoutMs: number) {
@@ -114,10 +118,19 @@ export class ClientAnswerer {
     if (method === "roots/list") return { result: { roots: [] } };
     if (method !== "sampling/createMessage")
       return { error: { code: -32601, message: `Method not found: ${method}` } };
+    const deliveredAt = performance.now();
     this.asked.push(params);
-    this.askedAt ??= performance.now();
+    this.askedAt ??= deliveredAt;
     const answer = this.answer;
     if (!answer) return { error: { code: -32603, message: "mcpx-conform: no case is running" } };
+    // The answer's moment of leaving, against its scripted one (lateness.ts): the log is this case's.
+    const log = this.actions;
+    // Logged as it is handed on (an answer still in flight when the case ends counts as leaving then).
+    const timed = (kind: ActionLog[number]["kind"], scriptedDelayMs = 0) => {
+      const action: ActionLog[number] = { kind, deliveredAt, scriptedDelayMs };
+      log.push(action);
+      return { onWritten: (writtenAt: number) => (action.writtenAt = writtenAt) };
+    };
     switch (answer.action) {
       case "accept":
         if (answer.delayMs) {
@@ -128,16 +141,16 @@ export class ClientAnswerer {
           // Several requests in one case: each gets its own result; `answered` keeps the first reply.
           const result = this.answerFor?.(params) ?? answer.result;
           this.answered ??= { result };
-          return { result };
+          return { result, ...timed("answer", answer.delayMs ?? 0) };
         }
       case "decline": {
         const error = answer.error ?? DEFAULT_DECLINE;
         this.answered = { error };
-        return { error };
+        return { error, ...timed("decline") };
       }
       case "error":
         this.answered = { error: answer.error };
-        return { error: answer.error as { code: number; message: string } };
+        return { error: answer.error as { code: number; message: string }, ...timed("error") };
       case "expire":
         this.onWait?.();
         return { noReply: true as const };

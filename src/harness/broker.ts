@@ -10,6 +10,7 @@ import {
   runCall,
 } from "./broker-calls.ts";
 import type { FrameRecorder } from "./frames.ts";
+import type { ActionLog } from "./lateness.ts";
 import { type CaseScript, type ReviewRecord, ReviewWatcher } from "./reviewer.ts";
 import { BROKER_CALL_TIMEOUT_MS, BROKER_COMMAND_POLL_MS, BROKER_POLL_MS } from "./waits.ts";
 
@@ -142,6 +143,7 @@ export class Broker extends ReviewWatcher {
   }
 
   private async decide(q: BrokerQuestion): Promise<void> {
+    const seenAt = performance.now();
     const s = this.scriptOf(q);
     const decision = this.decision(q, s);
     const record: ReviewRecord = { stage: q.stage, question: q, decision };
@@ -153,6 +155,8 @@ export class Broker extends ReviewWatcher {
       record.decision = { action: "none", note: `the broker profile declares no ${op} call` };
       return;
     }
+    const action: ActionLog[number] = { kind: "review", deliveredAt: seenAt, scriptedDelayMs: 0 };
+    s.actions.push(action);
     try {
       const out = await this.call(op, call, {
         id: q.id,
@@ -160,6 +164,7 @@ export class Broker extends ReviewWatcher {
         ...(decision.params !== undefined ? { params: decision.params } : {}),
       });
       record.status = out.status;
+      action.writtenAt = performance.now();
       if (decision.action === "answer" && out.ok) s.answered = { result: decision.result };
     } catch (error) {
       record.decision = { ...decision, note: `the ${op} call failed: ${(error as Error).message}` };

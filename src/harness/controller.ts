@@ -5,6 +5,7 @@ import { MAX_SPLITS } from "./budget.ts";
 import { answererCapabilities, type CaseInstance, instantiate, sessionGroup } from "./case-instance.ts";
 import { ControlServer } from "./channels.ts";
 import { NO_SPARE_CORE_SHARE } from "./core-load.ts";
+import { holdCoreWait } from "./core-wait.ts";
 import { debug } from "./debug.ts";
 import {
   aheadStarter,
@@ -42,12 +43,15 @@ export async function runCases(plan: HarnessPlan): Promise<CaseRun[]> {
   if (plan.signal) setMaxListeners(0, plan.signal);
   const control = new ControlServer();
   await control.start();
+  // The harness samples its own wait for a core for the whole run: a case it was late for is not judged (lateness.ts).
+  const coreWait = holdCoreWait();
   const lanes = new Lanes(plan, control);
   try {
     await lanes.run();
   } finally {
     await lanes.close();
     await control.close();
+    coreWait.release();
   }
   return lanes.runs();
 }

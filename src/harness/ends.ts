@@ -1,6 +1,7 @@
 import type { Answer } from "../model/case.ts";
 import type { SequenceEntry, UpstreamOutcome } from "../model/evidence.ts";
 import { type JsonRpcId, type JsonRpcPeer, type JsonRpcResponse, PeerTimeoutError } from "./jsonrpc-peer.ts";
+import type { ActionLog } from "./lateness.ts";
 
 /**
  * The two ends the harness plays around a relay, whatever the era: the session drives either kind through these
@@ -118,6 +119,8 @@ export interface HarnessAnswerer {
   readonly answered: unknown;
   /** Called when the script makes the answerer wait on purpose (the session hands the lane on meanwhile). */
   onWait: (() => void) | undefined;
+  /** The case's scripted actions as carried out, timed (lateness.ts); reset by `script`. */
+  readonly actions: ActionLog;
   connect(timeoutMs: number): Promise<void>;
   /** `answerFor`: the result for one request, when it depends on the request (several requests in one case). */
   script(answer: Answer, answerFor?: AnswerFor): void;

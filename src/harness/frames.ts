@@ -64,6 +64,11 @@ export class FrameRecorder {
     return index;
   }
 
+  /** The moment (performance.now()) a held mark was made: the time its slice is timed from. */
+  epochOf(mark: number): number {
+    return this.marks.get(mark) ?? this.times[mark - this.base] ?? performance.now();
+  }
+
   /** A holder of `mark` is done reading: frames no held mark can read any more are let go. */
   release(mark: number): void {
     const held = (this.holds.get(mark) ?? 0) - 1;

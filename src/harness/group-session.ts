@@ -1,4 +1,5 @@
 import type { LoadedCase } from "../model/load.ts";
+import type { TargetProfile } from "../model/target.ts";
 import { type Era, isModernEra } from "../protocol/eras.ts";
 import { MAX_STARTS_PER_GROUP } from "./budget.ts";
 import { answererCapabilities, type Failure } from "./case-instance.ts";
@@ -145,6 +146,24 @@ export class GroupSession {
     }
   }
 
+  /**
+   * A relay session of this group's shape that is not the group's: a case the harness was late for runs again on it
+   * (its caller closes it). `profile` may give the harness more patience (its start-up and case bounds scaled).
+   */
+  openFresh({ kase, era }: WorkItem, profile: TargetProfile): Promise<RelaySession> {
+    return RelaySession.open({
+      profile,
+      profileFile: this.plan.profileFile,
+      era,
+      capabilities: answererCapabilities(kase),
+      ...(kase.downstreamEra ? { downstreamEra: kase.downstreamEra } : {}),
+      ...(kase.holdInitialized ? { holdInitialized: true } : {}),
+      ...(kase.answererListens === false ? { noStandaloneStream: true } : {}),
+      ...(this.plan.maxFrameBytes ? { maxFrameBytes: this.plan.maxFrameBytes } : {}),
+      control: this.control,
+    });
+  }
+
   async close(): Promise<void> {
     // A start still under way (ahead of a turn that never came: bail, interrupt) is waited for, then closed.
     const ahead = this.ahead;
@@ -206,6 +225,8 @@ export interface Shared {
   gate: StartGate;
   everySession: Map<string, Failure>;
   refused: Map<string, Failure>;
+  /** The re-runs of cases the harness was late for go one at a time (each adds no load to the next). */
+  reruns?: Promise<unknown>;
 }
 
 /** Why a case of this shape needs no start: its kind of client was refused, or failed silently, earlier in the run. */

@@ -180,7 +180,8 @@ export async function httpDownstreamChannel(
 
   let afterNotification: Promise<unknown> = Promise.resolve();
   const channel: LineChannel = {
-    send: (line) => {
+    confirmsWrites: true,
+    send: (line, options) => {
       if (closedReason !== undefined) return;
       let message: Record<string, unknown>;
       try {
@@ -192,6 +193,7 @@ export async function httpDownstreamChannel(
       const isRequest = typeof message.method === "string" && message.id !== undefined;
       if (isRequest && message.method === "initialize") initializeIds.add(String(message.id));
       const sent = afterNotification.then(() => client.send(message as JSONRPCMessage));
+      if (options?.written) sent.then(options.written, options.written);
       sent.catch((error: Error) => {
         debug(`downstream ${url}: POST failed: ${error.message}`);
         const status = refusedWith !== undefined ? ` (HTTP ${refusedWith})` : "";

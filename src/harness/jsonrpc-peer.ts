@@ -14,6 +14,11 @@ export interface SendOptions {
    * request of the client, instead of on the response stream of the tool call in flight.
    */
   unrelated?: boolean;
+  /**
+   * Called once the frame has left the harness: at once on a channel that writes as it is handed a frame; over HTTP
+   * when its POST was answered (the channel says so with `confirmsWrites`). The harness times its own actions by it.
+   */
+  written?: () => void;
 }
 
 export interface LineChannel {
@@ -22,6 +27,8 @@ export interface LineChannel {
    * used; whatever any other channel returns is ignored.
    */
   send(line: string, options?: SendOptions): unknown;
+  /** The channel calls `options.written` itself, once the frame has left (HTTP: its POST was answered). */
+  confirmsWrites?: boolean;
   /** `via`: on a channel that multiplexes several connections, the label of the one the line came from. */
   onLine(handler: (line: string, via?: string) => void): void;
   /**
@@ -51,13 +58,18 @@ export interface JsonRpcResponse {
   error?: { code: unknown; message: unknown; data?: unknown };
 }
 
-/** Handles an incoming request; returns the raw response members (result or error). */
+/**
+ * Handles an incoming request; returns the raw response members (result or error), and optionally `onWritten`,
+ * called with the moment (performance.now()) the response left the harness.
+ */
 export type RequestHandler = (
   method: string,
   params: unknown,
   id: JsonRpcId,
 ) => Promise<
-  { result: unknown } | { error: { code: number; message: string; data?: unknown } } | { noReply: true }
+  ({ result: unknown } | { error: { code: number; message: string; data?: unknown } } | { noReply: true }) & {
+    onWritten?: (at: number) => void;
+  }
 >;
 
 export class PeerClosedError extends Error {}
@@ -180,6 +192,7 @@ export class JsonRpcPeer {
   sendRaw(line: string, options?: SendOptions): void {
     if (this.closedReason !== undefined) return;
     this.channel.send(line, options);
+    if (options?.written && !this.channel.confirmsWrites) options.written();
   }
 
   close(reason: string): void {
@@ -243,9 +256,10 @@ export class JsonRpcPeer {
 
   private async answer(method: string, params: unknown, id: JsonRpcId): Promise<void> {
     try {
-      const reply = await this.requestHandler!(method, params, id);
+      const { onWritten, ...reply } = await this.requestHandler!(method, params, id);
       if ("noReply" in reply) return;
-      this.sendRaw(JSON.stringify({ jsonrpc: "2.0", id, ...reply }));
+      const written = onWritten ? { written: () => onWritten(performance.now()) } : undefined;
+      this.sendRaw(JSON.stringify({ jsonrpc: "2.0", id, ...reply }), written);
     } catch (error) {
       this.sendRaw(
         JSON.stringify({

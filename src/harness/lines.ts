@@ -61,6 +61,7 @@ export function recorded(
         h(line, via);
       }),
     onClose: (h) => channel.onClose(h),
+    ...(channel.confirmsWrites ? { confirmsWrites: true } : {}),
     ...(channel.httpRefusal ? { httpRefusal: (method: string) => channel.httpRefusal!(method) } : {}),
     // Asked when a request tied to none is about to go out (the HTTP upstream sets it once its session is known), so
     // it is looked up then, not when wrapping: without it a relay holding no GET stream would be judged as if it had.

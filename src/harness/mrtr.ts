@@ -13,6 +13,7 @@ import {
   recordEntry,
 } from "./ends.ts";
 import { JsonRpcPeer, type JsonRpcResponse, type LineChannel } from "./jsonrpc-peer.ts";
+import type { ActionLog } from "./lateness.ts";
 import { findProbeTool, type ProbeTemplate, probeCall } from "./probe-call.ts";
 import { PROBE_TOOL } from "./upstream.ts";
 import { DISCOVER_TIMEOUT_MS, HELD_REQUEST_MS } from "./waits.ts";
@@ -428,6 +429,8 @@ export class ModernAnswerer implements HarnessAnswerer {
   private answerFor: AnswerFor | undefined;
   /** Called when the script makes the answerer wait on purpose (an answer that comes late). */
   onWait: (() => void) | undefined;
+  /** The case's retries as carried out, timed (lateness.ts). */
+  actions: ActionLog = [];
   /**
    * Awaited before an accepted answer is sent (session isolation: the first asker answers only once the second
    * session's call is in flight, so that two exchanges are open at the relay when the first answer comes). It does not
@@ -576,6 +579,7 @@ export class ModernAnswerer implements HarnessAnswerer {
     this.askedAt = undefined;
     this.answered = undefined;
     this.retried = 0;
+    this.actions = [];
   }
 
   async callProbe(caseKey: string, timeoutMs: number): Promise<JsonRpcResponse> {
@@ -619,7 +623,18 @@ export class ModernAnswerer implements HarnessAnswerer {
       if (Object.keys(responses).length > 0) retry.inputResponses = responses;
       if (Object.hasOwn(result, "requestState")) retry.requestState = result.requestState;
       this.retried++;
-      response = await this.peer.request("tools/call", retry, timeoutMs);
+      // The retry carries the answers: it is the scripted action whose lateness counts (lateness.ts).
+      const log = this.actions;
+      const scriptedDelayMs = sampling > 0 ? (delayMs ?? 0) : undefined;
+      const action: ActionLog[number] | undefined =
+        scriptedDelayMs === undefined ? undefined : { kind: "retry", deliveredAt: roundAt, scriptedDelayMs };
+      if (action) log.push(action);
+      const written = action
+        ? () => {
+            action.writtenAt = performance.now();
+          }
+        : undefined;
+      response = await this.peer.request("tools/call", retry, timeoutMs, written ? { written } : undefined);
     }
     return response;
   }

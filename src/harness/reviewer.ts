@@ -2,6 +2,7 @@ import type { Answer, Review } from "../model/case.ts";
 import type { AnswerFor } from "./ends.ts";
 import type { FrameRecorder } from "./frames.ts";
 import { requestText } from "./http-request.ts";
+import type { ActionLog } from "./lateness.ts";
 import { REVIEW_LONG_POLL_MS, REVIEW_POLL_MS, REVIEW_REQUEST_TIMEOUT_MS } from "./waits.ts";
 
 /** What the harness reviewer saw on the relay's review surface and what it decided. */
@@ -33,6 +34,8 @@ export interface CaseScript {
   records: ReviewRecord[];
   /** The result the review side supplied itself (a direct or replacing answer), if any. */
   answered: unknown;
+  /** The decisions carried out, timed (lateness.ts). */
+  actions: ActionLog;
 }
 
 /** How many earlier cases' scripts a watcher keeps for their late questions (2026-07-28 cases settle side by side). */
@@ -64,10 +67,15 @@ export abstract class ReviewWatcher {
     return this.current.answered;
   }
 
+  /** The scripted case's decisions as carried out, timed from when each question was seen (lateness.ts). */
+  get actions(): ActionLog {
+    return this.current.actions;
+  }
+
   script(review: Review | undefined, answer: Answer, answerFor?: AnswerFor, canary?: string): void {
     if (this.current.canary !== undefined)
       this.earlier = [this.current, ...this.earlier].slice(0, EARLIER_SCRIPTS);
-    this.current = { review, answer, answerFor, canary, records: [], answered: undefined };
+    this.current = { review, answer, answerFor, canary, records: [], answered: undefined, actions: [] };
     if (!this.watching) {
       this.watching = new AbortController();
       void this.watch(this.watching.signal);
@@ -105,6 +113,7 @@ function blankScript(): CaseScript {
     canary: undefined,
     records: [],
     answered: undefined,
+    actions: [],
   };
 }
 
@@ -207,6 +216,7 @@ export class Reviewer extends ReviewWatcher {
   }
 
   private async decide(q: Record<string, unknown>): Promise<void> {
+    const seenAt = performance.now();
     const s = this.scriptOf(q);
     const stage = q.stage === "response" ? "response" : "request";
     const scripted = stage === "request" ? s.review?.request : s.review?.response;
@@ -238,12 +248,15 @@ export class Reviewer extends ReviewWatcher {
         : decision.action === "approve" && decision.params
           ? { params: decision.params }
           : {};
+    const action: ActionLog[number] = { kind: "review", deliveredAt: seenAt, scriptedDelayMs: 0 };
+    s.actions.push(action);
     const { status } = await this.http(
       "POST",
       `/questions/${encodeURIComponent(String(q.id))}/${decision.action}`,
       body,
     );
     record.status = status;
+    action.writtenAt = performance.now();
     if (decision.action === "answer" && status === 200) s.answered = { result: decision.result };
   }
 }

@@ -1,11 +1,16 @@
 import { caseKey } from "../model/case-key.ts";
+import type { HarnessLateness } from "../model/evidence.ts";
 import { caseTimeoutMsFor, type TargetProfile } from "../model/target.ts";
 import type { CaseInstance } from "./case-instance.ts";
+import { debug } from "./debug.ts";
 import { type GroupSession, NOT_RETRIED, type Shared } from "./group-session.ts";
 import type { HarnessPlan } from "./harness-plan.ts";
 import { withCanary } from "./instantiate.ts";
+import { type Attempt, rerunScale, rerunWhileLate } from "./late-rerun.ts";
+import { actionLateMs, harnessLateness, LATE_MIN_MS } from "./lateness.ts";
 import { RELAY_LOG_CHARS } from "./relay-process.ts";
 import type { WorkItem } from "./scheduler.ts";
+import { sequenceFor } from "./sequence.ts";
 import { type CaseHooks, type CaseRunOutput, RelaySession } from "./session.ts";
 import { CASE_SLACK_MS, LANE_HOLD_MS } from "./waits.ts";
 
@@ -36,7 +41,7 @@ export async function runInSession(
   c: CaseInstance,
   shared: Shared,
 ): Promise<Settling | undefined> {
-  const { kase, era } = item;
+  const { kase } = item;
   const session = await group.acquire(item, shared);
   if (!(session instanceof RelaySession)) {
     if (session.refused) c.notApplicable(session.failure.reason, session.failure.frames);
@@ -44,19 +49,8 @@ export async function runInSession(
     else c.notDriven(session.failure);
     return;
   }
-  const review = kase.review ? withCanary(kase.review, c.canary) : undefined;
-  const input = {
-    caseKey: caseKey(kase, era),
-    params: c.params,
-    answer: c.answer,
-    canary: c.canary,
-    ...(review ? { review } : {}),
-    ...(kase.mrtr ? { mrtr: withCanary(kase.mrtr, c.canary) } : {}),
-    ...(kase.stream === "standalone" ? { unrelated: true } : {}),
-    ...(kase.detached ? { detached: true } : {}),
-    ...(kase.requestId !== undefined ? { requestId: kase.requestId } : {}),
-    ...(c.sequence ?? {}),
-  };
+  const inputOf = caseInput(item, c);
+  const input = inputOf(c.sequence);
   let handOn!: (how: "session" | "lane") => void;
   const handedOn = new Promise<"session" | "lane">((r) => {
     handOn = r;
@@ -76,6 +70,21 @@ export async function runInSession(
   // sessionFree still lets the session go through sessionFreed).
   const hold = setTimeout(hooks.laneFree, LANE_HOLD_MS);
   const recorded = runBounded(session, plan.profile, input, plan.signal, hooks)
+    .then((output) => {
+      const first = { output, lateness: latenessOf(output, plan.profile) };
+      return rerunWhileLate(first, (_rerun, last) => {
+        // The group's session is free: the case runs again on a fresh one, apart from its lane.
+        hooks.sessionFree();
+        return lateRerun(
+          plan,
+          group,
+          item,
+          inputOf(sequenceFor(kase, c.canary, plan.maxFrameBytes)),
+          shared,
+          last,
+        );
+      });
+    })
     .then(c.record)
     .finally(() => clearTimeout(hold));
   // A case that only waits now hands its lane (and in 2026-07-28 its session) on and is recorded when it settles.
@@ -84,6 +93,83 @@ export async function runInSession(
     ? undefined
     : { settling: recorded, sessionFree: first === "session", sessionFreed };
 }
+
+/** The case's input to a relay session, given its sequence (a re-run gets a sequence of its own: it records its run). */
+function caseInput({ kase, era }: WorkItem, c: CaseInstance) {
+  const review = kase.review ? withCanary(kase.review, c.canary) : undefined;
+  return (sequence: CaseInstance["sequence"]) => ({
+    caseKey: caseKey(kase, era),
+    params: c.params,
+    answer: c.answer,
+    canary: c.canary,
+    ...(review ? { review } : {}),
+    ...(kase.mrtr ? { mrtr: withCanary(kase.mrtr, c.canary) } : {}),
+    ...(kase.stream === "standalone" ? { unrelated: true } : {}),
+    ...(kase.detached ? { detached: true } : {}),
+    ...(kase.requestId !== undefined ? { requestId: kase.requestId } : {}),
+    ...(sequence ?? {}),
+  });
+}
+
+/**
+ * How late the harness was for this attempt (lateness.ts): from its scripted actions' timings (their waits for a core,
+ * core-wait.ts) against the relay's declared deadline.
+ */
+function latenessOf(output: CaseRunOutput, profile: TargetProfile): HarnessLateness | undefined {
+  if (output.harnessError !== undefined || !output.actions) return undefined;
+  const { upstream, sequence } = output.observation;
+  const worst = output.actions.reduce((w, a) => Math.max(w, actionLateMs(a)), 0);
+  if (worst >= LATE_MIN_MS) debug(`an action of the harness left ${Math.round(worst)} ms late (core wait)`);
+  return harnessLateness({
+    frames: output.frames,
+    actions: output.actions,
+    deadlineMs: profile.answerTimeoutMs,
+    delivered: upstream.kind === "result" && sequence === undefined,
+  });
+}
+
+/**
+ * The case once more, on a fresh relay session of its group's shape, with the harness's own bounds scaled by the load
+ * it measured (rerunScale); re-runs of the run go one at a time. A session that cannot start is a harness error.
+ */
+async function lateRerun(
+  plan: HarnessPlan,
+  group: GroupSession,
+  item: WorkItem,
+  input: Parameters<RelaySession["runCase"]>[0],
+  shared: Shared,
+  last: Attempt,
+): Promise<Attempt> {
+  const scale = last.lateness ? rerunScale(last.lateness) : 1;
+  const profile = {
+    ...plan.profile,
+    startupTimeoutMs: Math.round(plan.profile.startupTimeoutMs * scale),
+    caseTimeoutMs: Math.round(plan.profile.caseTimeoutMs * scale),
+  };
+  const turn = (shared.reruns ?? Promise.resolve()).then(async (): Promise<Attempt> => {
+    if (plan.signal?.aborted)
+      return {
+        output: { ...last.output, harnessError: "the run was interrupted before this case ran again" },
+        lateness: undefined,
+      };
+    let session: RelaySession;
+    try {
+      session = await group.openFresh(item, profile);
+    } catch (error) {
+      const why = `the relay session to run this case again (the harness was late for it) could not start: ${error instanceof Error ? error.message : String(error)}`;
+      return { output: { ...last.output, harnessError: why }, lateness: undefined };
+    }
+    try {
+      const output = await runBounded(session, profile, input, plan.signal);
+      return { output, lateness: latenessOf(output, plan.profile) };
+    } finally {
+      await session.close();
+    }
+  });
+  shared.reruns = turn.catch(() => undefined);
+  return turn;
+}
+
 /**
  * One case with a hard bound: its caseTimeoutMs (caseTimeoutMsFor: longer for an expiry case) + CASE_SLACK_MS (+ startupTimeoutMs while the relay has not yet launched
  * the upstream). A case that exceeds it, or during which the relay sent nothing at either end, means the relay

@@ -1,10 +1,11 @@
 import type { Answer, Review } from "../model/case.ts";
-import type { Frame, Observation, UpstreamOutcome } from "../model/evidence.ts";
+import type { ActionTiming, Frame, Observation, UpstreamOutcome } from "../model/evidence.ts";
 import { caseTimeoutMsFor, type TargetProfile } from "../model/target.ts";
 import { type Era, isModernEra } from "../protocol/eras.ts";
 import { ClientAnswerer } from "./answerer.ts";
 import { Broker } from "./broker.ts";
 import type { ControlServer } from "./channels.ts";
+import { processCoreWait } from "./core-wait.ts";
 import {
   type AnswerFor,
   type ArmedProbe,
@@ -20,6 +21,7 @@ import {
 } from "./ends.ts";
 import { callFramesOf, FrameRecorder } from "./frames.ts";
 import type { JsonRpcId, LineChannel } from "./jsonrpc-peer.ts";
+import { type ActionLog, timedActions, upstreamRequestTimes } from "./lateness.ts";
 import { ModernAnswerer, ModernUpstream } from "./mrtr.ts";
 import { fillPlaceholders } from "./placeholders.ts";
 import { ProbeToolMissing } from "./probe-call.ts";
@@ -85,6 +87,8 @@ export interface CaseRunOutput {
   harnessError?: string;
   /** Set when the case needs a kind of client the relay does not serve (see CaseRun.notApplicable). */
   notApplicable?: string;
+  /** The harness's scripted actions in the case, timed from the case's start (lateness.ts). */
+  actions?: ActionTiming[];
 }
 
 /**
@@ -217,6 +221,7 @@ interface Released {
   /** The review surface's questions and the reviewer's answer so far (the next case re-scripts the reviewer). */
   reviews: ReviewRecord[] | undefined;
   reviewerAnswered: unknown;
+  actions: ActionLog;
 }
 
 /** Where a case's frames are in the session's recorder, and whose late frames it must leave out. */
@@ -533,6 +538,7 @@ export class RelaySession {
       declared: this.upstreamEnd?.declared,
       reviews: this.reviewer ? [...this.reviewer.records] : undefined,
       reviewerAnswered: this.reviewer?.answered,
+      actions: [...this.answerer.actions, ...(this.reviewer?.actions ?? [])],
     };
   }
 
@@ -603,6 +609,7 @@ export class RelaySession {
       declared: this.upstreamEnd?.declared,
       reviews: this.reviewer ? [...this.reviewer.records] : undefined,
       reviewerAnswered: this.reviewer?.answered,
+      actions: [...this.answerer.actions, ...(this.reviewer?.actions ?? [])],
     };
     const output: CaseRunOutput = {
       observation: {
@@ -618,6 +625,13 @@ export class RelaySession {
       frames: this.framesOf(input, slice),
       negotiated: { upstream: this.upstreamEnd?.negotiated ?? null, downstream: this.answerer.negotiated },
     };
+    if (seen.actions.length > 0)
+      output.actions = timedActions(
+        seen.actions,
+        this.recorder.epochOf(slice.start),
+        processCoreWait,
+        upstreamRequestTimes(output.frames),
+      );
     // The relay's stderr while the case ran (all it has written, when it broke), in every transcript, bounded.
     output.relayLog = (
       outcome.kind === "broken" ? this.relay.stderr : this.relay.stderrSince(slice.stderrMark)

@@ -1,5 +1,5 @@
 import type { Era } from "../protocol/eras.ts";
-import type { Frame, Observation } from "./evidence.ts";
+import type { ActionTiming, Frame, LateAttempt, Observation } from "./evidence.ts";
 import type { LoadedCase } from "./load.ts";
 
 /**
@@ -34,4 +34,11 @@ export interface CaseRun {
    */
   notApplicable?: string;
   relayLog?: string;
+  /**
+   * Attempts the harness was late for (src/harness/lateness.ts), not judged; the case ran again on a fresh session.
+   * When the last attempt was late too, `harnessError` names the lateness and the case is an `error`.
+   */
+  lateAttempts?: LateAttempt[];
+  /** The harness's scripted actions in the judged attempt, timed (src/harness/lateness.ts). */
+  actions?: ActionTiming[];
 }

@@ -44,7 +44,7 @@ export function evidenceBudgets(work: ReadonlyArray<{ kase: LoadedCase }>): (kas
 export const evidenceText = (evidence: unknown): string => `${JSON.stringify(evidence, null, 2)}\n`;
 
 /** A frame whose stored text is over `cap` bytes, cut to its head (a parsed frame is cut from its JSON text). */
-function recutFrame(frame: Omit<Frame, "t"> & { t?: number }, cap: number): typeof frame {
+export function recutFrame(frame: Omit<Frame, "t"> & { t?: number }, cap: number): typeof frame {
   if (frame.truncated) {
     const raw = utf8Head(frame.raw ?? "", cap);
     return raw === frame.raw ? frame : { ...frame, raw };
@@ -96,14 +96,34 @@ const fitted = (evidence: unknown, cut: boolean): FittedEvidence => {
  * strings cut further, halving the cap down to MIN_BUDGET_FRAME_BYTES, then frames left out from the middle of the
  * transcript; the file says so in `budget`. Verdicts are never judged from this copy: they were judged before.
  */
-// Long: one ladder of ever smaller caps, then fewer frames, each tried until the transcript fits.
 export function fitEvidence(evidence: Evidence, budget: number, frameBytes: number): FittedEvidence {
   const capped: Evidence = {
     ...evidence,
     observation: compactValue(evidence.observation, frameBytes) as Evidence["observation"],
   };
-  const first = fitted(capped, false);
-  if (first.bytes <= budget) return first;
+  const whole = fitted(capped, false);
+  if (whole.bytes <= budget) return whole;
+  // Attempts the harness was late for (not judged) give up their frames' heads first: their lateness stays.
+  const lean = leanLateAttempts(capped);
+  if (lean !== capped) {
+    const note =
+      `this transcript was over its size budget of ${budget} bytes (${whole.bytes} bytes): the frames of the ` +
+      "attempts the harness was late for are left out (their lateness is kept)";
+    const leaner = fitted({ ...lean, budget: { bytes: budget, frameBytes, note } }, true);
+    if (leaner.bytes <= budget) return leaner;
+  }
+  return fitCut(lean, budget, frameBytes, whole.bytes);
+}
+
+/** The evidence with its late attempts (if any) kept without frames. */
+function leanLateAttempts(evidence: Evidence): Evidence {
+  if (!evidence.lateAttempts?.some((a) => a.frames.length > 0)) return evidence;
+  return { ...evidence, lateAttempts: evidence.lateAttempts.map((a) => ({ ...a, frames: [] })) };
+}
+
+// Long: one ladder of ever smaller caps, then fewer frames, each tried until the transcript fits.
+function fitCut(capped: Evidence, budget: number, frameBytes: number, wholeBytes: number): FittedEvidence {
+  const first = { bytes: wholeBytes };
   const note = (cap: number, omitted?: { from: number; count: number }): Evidence["budget"] => ({
     bytes: budget,
     frameBytes: cap,

@@ -159,6 +159,62 @@ export const ObservationSchema = z.object({
 });
 export type Observation = z.infer<typeof ObservationSchema>;
 
+/**
+ * One scripted action of the harness (src/harness/lateness.ts), timed in ms since the case began: its question
+ * reached the answering code at `deliveredMs`, the script made it due `scriptedDelayMs` later, and it was written at
+ * `writtenMs` (over HTTP: once its POST was answered); `coreWaitMs`, how long of the time from due to written the
+ * harness waited for a core (the kernel's run-queue wait: never time spent reading or parsing the relay's frames).
+ */
+export const ActionTimingSchema = z.object({
+  kind: z.enum(["answer", "decline", "error", "retry", "review"]),
+  /** The upstream's request the action answers (the latest before its question): the relay's deadline runs from it. */
+  requestAtMs: z.number().optional(),
+  deliveredMs: z.number(),
+  scriptedDelayMs: z.number(),
+  writtenMs: z.number(),
+  /** How long the harness waited for a core between the upstream's request and the question's delivery. */
+  readWaitMs: z.number(),
+  coreWaitMs: z.number(),
+});
+export type ActionTiming = z.infer<typeof ActionTimingSchema>;
+
+/**
+ * How late the harness was for a case, from its latest action that mattered (src/harness/lateness.ts), every time
+ * in ms since the case began: the upstream asked at `requestAtMs`; the question of the harness's `kind` reached it
+ * at `deliveredMs` (after `readWaitMs` the harness waited for a core since the request), the action was scripted
+ * `scriptedDelayMs` later and left at `writtenMs`: `lateMs` late in all while the harness waited for a core;
+ * `marginMs`, what the script left before the relay's declared deadline `deadlineMs` counted from the request;
+ * `outcomeAtMs`, when the relay's last frame reached the upstream.
+ */
+export const HarnessLatenessSchema = z.object({
+  deadlineMs: z.number(),
+  kind: ActionTimingSchema.shape.kind,
+  requestAtMs: z.number(),
+  deliveredMs: z.number(),
+  readWaitMs: z.number(),
+  scriptedDelayMs: z.number(),
+  writtenMs: z.number(),
+  lateMs: z.number(),
+  marginMs: z.number(),
+  outcomeAtMs: z.number().optional(),
+});
+export type HarnessLateness = z.infer<typeof HarnessLatenessSchema>;
+
+/**
+ * An attempt of a case that was not judged because the harness was late for it, kept beside the judged one, small:
+ * its lateness, how its outcome looked at the upstream, and the heads of its frames (`frames`, each cut to
+ * LATE_FRAME_BYTES, at most LATE_FRAMES of them: the first and the last; `frameCount`, how many there were).
+ */
+export const LateAttemptSchema = z.object({
+  lateness: HarnessLatenessSchema,
+  /** Absent only in stable output. */
+  durationMs: z.number().optional(),
+  upstream: z.unknown(),
+  frameCount: z.number().int().nonnegative(),
+  frames: z.array(RecordedFrameSchema),
+});
+export type LateAttempt = z.infer<typeof LateAttemptSchema>;
+
 export const EvidenceSchema = z
   .object({
     schema: z.literal("mcpx-conform/evidence@1"),
@@ -236,6 +292,17 @@ export const EvidenceSchema = z
      * 2,000 characters, with the profile's env values and anything credential-shaped redacted. Empty: nothing.
      */
     relayLog: z.string().optional(),
+    /**
+     * Earlier attempts of this case that were not judged: the harness itself was late for them (its answer may have
+     * left after the relay's deadline while the script meant it to leave before). The verdict is this transcript's.
+     */
+    lateAttempts: z.array(LateAttemptSchema).optional(),
+    /**
+     * The harness's own scripted actions in this attempt (answers, declines, errors, retries, review decisions): when
+     * each question reached it, when each left, and how long it waited for a core meanwhile. Measured times: not in
+     * stable output.
+     */
+    harnessActions: z.array(ActionTimingSchema).optional(),
   })
   .superRefine((e, ctx) => {
     if (e.stable) return;

@@ -51,6 +51,11 @@ export const CaseResultSchema = z.object({
    * copy.
    */
   observations: z.array(CaseObservationSchema).optional(),
+  /**
+   * How many times this case ran again because the harness itself was late for it (its answer may have left after
+   * the relay's deadline while the script meant it to leave before); the transcript keeps those attempts.
+   */
+  lateReruns: z.number().int().positive().optional(),
 });
 export type CaseResult = z.infer<typeof CaseResultSchema>;
 
@@ -87,6 +92,17 @@ export const ResultsSchema = z
     shard: z.object({ index: z.number().int().min(1), count: z.number().int().min(1) }).optional(),
     cells: z.array(CellSchema),
     summary: SummarySchema,
+    /**
+     * Cases that ran again because the harness itself was late for them (a loaded machine), and how many re-runs that
+     * took; `stillLate`: those that were late every time (their cells are `error` naming the harness). Absent: none.
+     */
+    lateReruns: z
+      .object({
+        cases: z.number().int().positive(),
+        reruns: z.number().int().positive(),
+        stillLate: z.number().int().nonnegative(),
+      })
+      .optional(),
     /** Differential fuzzing per era, when `run --fuzz` was given. */
     fuzz: z
       .array(

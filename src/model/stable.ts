@@ -154,16 +154,16 @@ export function stableEvidence(evidence: Evidence): Evidence {
   };
 }
 
-/** results.json without its times. */
+/** results.json without its times (nor the re-runs a loaded machine cost: src/harness/lateness.ts). */
 export function stableResults(results: Results): Results {
-  const { startedAt: _startedAt, finishedAt: _finishedAt, ...rest } = results;
+  const { startedAt: _startedAt, finishedAt: _finishedAt, lateReruns: _lateReruns, ...rest } = results;
   return {
     ...rest,
     stable: true,
     cells: results.cells.map((cell) => ({
       ...cell,
       ...(cell.note !== undefined ? { note: withoutWallClock(cell.note) } : {}),
-      cases: cell.cases.map(({ durationMs: _durationMs, ...c }) => ({
+      cases: cell.cases.map(({ durationMs: _durationMs, lateReruns: _late, ...c }) => ({
         ...c,
         reason: withoutWallClock(c.reason),
       })),

@@ -12,6 +12,7 @@ import { type Results, ResultsSchema } from "../model/results.ts";
 import { stableResults } from "../model/stable.ts";
 import { ERAS } from "../protocol/eras.ts";
 import { DEFAULT_OUT } from "./config.ts";
+import { lateRerunsOf } from "./late-reruns.ts";
 import { evidenceFromDisk, type RunOutcome, writeOutcome } from "./pipeline.ts";
 
 export interface MergeConfig {
@@ -137,7 +138,7 @@ export function mergeShards(config: MergeConfig): RunOutcome {
   const eras = ERAS.filter((e) => (first.eras ?? []).includes(e));
   const cells = buildCells(config.register, judged, eras, rows);
   const fuzz = shards.flatMap((s) => s.results.fuzz ?? []);
-  const { shard: _shard, ...whole } = first;
+  const { shard: _shard, lateReruns: _late, ...whole } = first;
   const merged: Results = {
     ...whole,
     startedAt,
@@ -147,6 +148,7 @@ export function mergeShards(config: MergeConfig): RunOutcome {
       .at(-1)!,
     cells,
     summary: summarize(cells),
+    ...lateRerunsOf(cells),
     ...(fuzz.length ? { fuzz } : {}),
   };
   // Stable shards (run --shard --stable; all or none, checkShards) merge into stable results: no times.

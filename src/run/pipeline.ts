@@ -19,6 +19,7 @@ import { PROJECT_ROOT } from "../model/load.ts";
 import type { Cell, Results } from "../model/results.ts";
 import { stableResults } from "../model/stable.ts";
 import { DEFAULT_OUT, type RunConfig, toolInfo } from "./config.ts";
+import { lateRerunsOf } from "./late-reruns.ts";
 import { liveRun } from "./live.ts";
 import { watchMemory } from "./memory.ts";
 import { harnessCannotDrive, planRun, type RunPlan } from "./plan.ts";
@@ -243,6 +244,7 @@ export async function runPipeline(config: RunConfig, hooks: RunHooks = {}): Prom
     ...(shard ? { shard } : {}),
     cells,
     summary: summarize(cells),
+    ...lateRerunsOf(cells),
     ...(fuzz.summaries ? { fuzz: fuzz.summaries } : {}),
   };
   const results = config.stable ? stableResults(timed) : timed;

@@ -186,7 +186,7 @@ export function createProgress(
 
 /** The summary line every run (and merge) prints, even with --quiet. */
 export function summaryLine(
-  outcome: { results: Pick<Results, "summary" | "cells">; outDir: string },
+  outcome: { results: Pick<Results, "summary" | "cells" | "lateReruns">; outDir: string },
   cwd = process.cwd(),
 ): string {
   const s = outcome.results.summary;
@@ -194,5 +194,12 @@ export function summaryLine(
     (k) => `${s[k] ?? 0} ${k}`,
   );
   const where = relative(cwd, outcome.outDir) || outcome.outDir;
-  return `mcpx-conform: ${outcome.results.cells.length} cells: ${counts.join(", ")} → ${where}`;
+  return `mcpx-conform: ${outcome.results.cells.length} cells: ${counts.join(", ")}${rerunNote(outcome.results.lateReruns)} → ${where}`;
+}
+
+/** The re-runs a loaded machine cost, and why (results.json `lateReruns`). */
+function rerunNote(late: Results["lateReruns"]): string {
+  if (!late) return "";
+  const still = late.stillLate > 0 ? `, ${late.stillLate} late every time (error)` : "";
+  return ` (${late.cases} case(s) re-run ${late.reruns}× as the harness was late for them${still})`;
 }

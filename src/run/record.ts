@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { DEFAULT_MAX_FRAME_BYTES } from "../harness/frames.ts";
+import { MAX_LATE_RERUNS } from "../harness/late-rerun.ts";
 import { caseSide, type JudgedCase } from "../judge/cells.ts";
 import { prerequisiteUnmet } from "../judge/checks/prerequisite.ts";
 import { evidenceFor, type JudgedRun } from "../judge/judge-runs.ts";
@@ -28,7 +29,14 @@ export function evidenceToWrite(j: JudgedRun, meta: EvidenceMeta): Evidence {
   const written = meta.stable ? stableEvidence(evidence) : evidence;
   const eras = { upstream: j.run.era, downstream: j.run.kase.downstreamEra ?? j.run.era };
   const officialSchema = officialSchemaOf(written.frames, eras);
-  return officialSchema ? { ...written, officialSchema } : written;
+  // The attempts the harness was late for, beside the judged one (their times are measured: not in stable output).
+  const late = meta.stable
+    ? {}
+    : {
+        ...(j.run.actions?.length ? { harnessActions: j.run.actions } : {}),
+        ...(j.run.lateAttempts ? { lateAttempts: j.run.lateAttempts } : {}),
+      };
+  return officialSchema ? { ...written, officialSchema, ...late } : { ...written, ...late };
 }
 
 /** Where a case × era transcript lives, relative to results.json. */
@@ -99,6 +107,7 @@ export function caseResultsOf(
         ...(restsOnPrerequisite(j.verdict) ? { rootCause: ROUNDTRIP_ROW } : {}),
         ...(j.credited ? { checks: j.credited } : {}),
         ...(observations.length > 0 ? { observations } : {}),
+        ...(j.run.lateAttempts?.length ? { lateReruns: lateRerunsOf(j) } : {}),
       },
       ...(j.covers ? { covers: j.covers } : {}),
     },
@@ -132,3 +141,6 @@ export function recordJudged(
     ),
   };
 }
+
+/** How many times a case ran again because the harness was late (every late attempt but one beyond the bound did). */
+const lateRerunsOf = (j: JudgedRun): number => Math.min(j.run.lateAttempts?.length ?? 0, MAX_LATE_RERUNS);

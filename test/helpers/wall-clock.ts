@@ -8,6 +8,8 @@ import { join } from "node:path";
  *   evidence file, which holds times; the evidence itself is compared);
  * - evidence: `startedAt`, `durationMs`, each frame's `t` (ms since the case began), a timeout's measured `afterMs`,
  *   and a check's `measuredMs` (the expiry delay behind `expiry-in-time`, whose detail names only the declared figures);
+ * - what the machine's load decides: the harness's timed actions (`harnessActions`), the attempts it was late for
+ *   (`lateAttempts`) and the re-runs they cost (`lateReruns`, in results.json and on a case), src/harness/lateness.ts;
  * - the interleaving of the two ends' frames (merged in arrival order, a race between two sockets): frames are
  *   compared end by end, each end's own sequence in its own order;
  * (`run --stable` writes none of them and keeps the arrival order; test/e2e/stable.test.ts compares its bytes.)
@@ -20,6 +22,9 @@ const WALL_CLOCK_KEYS = new Set([
   "t",
   "afterMs",
   "measuredMs",
+  "harnessActions",
+  "lateAttempts",
+  "lateReruns",
 ]);
 
 export function withoutWallClock(value: unknown): unknown {
