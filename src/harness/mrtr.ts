@@ -11,6 +11,7 @@ import {
   type HarnessAnswerer,
   type HarnessUpstream,
   recordEntry,
+  recordUnsent,
 } from "./ends.ts";
 import { JsonRpcPeer, type JsonRpcResponse, type LineChannel } from "./jsonrpc-peer.ts";
 import type { ActionLog } from "./lateness.ts";
@@ -363,7 +364,11 @@ export class ModernUpstream implements HarnessUpstream {
     const answered = asks.map((ask) => ({ ask, outcome: this.outcomeOf(responses, ask.key) }));
     for (const { ask, outcome } of answered)
       recordEntry(sequence, { round: a.round, key: ask.key, token: ask.token, sent: ask.params, outcome });
-    const next = performance.now() < a.deadline ? sequence.next?.(a.round, answered) : undefined;
+    let next = sequence.next?.(a.round, answered);
+    if (next?.length && performance.now() >= a.deadline) {
+      recordUnsent(sequence, a.round + 1, next, a.probe.waitMs);
+      next = undefined;
+    }
     if (next && next.length > 0) {
       a.round++;
       a.asks = next;
