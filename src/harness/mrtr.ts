@@ -371,6 +371,8 @@ export class ModernUpstream implements HarnessUpstream {
     }
     if (next && next.length > 0) {
       a.round++;
+      // A round's timeout says how long its own input_required waited, as a legacy round's does.
+      a.since = performance.now();
       a.asks = next;
       a.key = next[0]!.key;
       a.requestState = this.stateFor(a.probe, a.round);

@@ -201,9 +201,13 @@ async function runBounded(
   }
   if (first !== "timeout" && first !== "abort") {
     session.recorder.release(mark);
+    // The harness's wait for a core while the upstream's bound ran (not after: a settle or grace after it changes
+    // nothing the bound decided).
+    const boundEnd = startedAt + bound - CASE_SLACK_MS;
+    const coreWaitMs = processCoreWait.waitBetween(startedAt, Math.min(performance.now(), boundEnd));
     first.harnessWait = {
       boundMs: upstreamWaitMs(caseTimeoutMsFor(profile, input.answer)),
-      coreWaitMs: Math.round(processCoreWait.waitBetween(startedAt, performance.now()) * 10) / 10,
+      coreWaitMs: Math.round(coreWaitMs * 10) / 10,
     };
     const heard = first.frames.some((f) => f.dir === "from-relay" && f.end !== "control");
     const ended = first.observation.upstream.kind === "result" || first.observation.upstream.kind === "error";
