@@ -164,6 +164,23 @@ async function lateRerun(
 }
 
 /**
+ * The harness's own wait in a case (lateness.ts, boundLateness): its upstream's bound, and its wait for a core from the
+ * case's start while that bound ran (not after it: a settle or grace afterwards changes nothing the bound decided).
+ */
+function harnessWaitOf(
+  profile: TargetProfile,
+  input: Parameters<RelaySession["runCase"]>[0],
+  startedAt: number,
+  boundEnd: number,
+): NonNullable<CaseRunOutput["harnessWait"]> {
+  const coreWaitMs = processCoreWait.waitBetween(startedAt, Math.min(performance.now(), boundEnd));
+  return {
+    boundMs: upstreamWaitMs(caseTimeoutMsFor(profile, input.answer)),
+    coreWaitMs: Math.round(coreWaitMs * 10) / 10,
+  };
+}
+
+/**
  * One case with a hard bound: its caseTimeoutMs (caseTimeoutMsFor: longer for an expiry case) + CASE_SLACK_MS (+ startupTimeoutMs while the relay has not yet launched
  * the upstream). A case that exceeds it, or during which the relay sent nothing at either end, means the relay
  * stopped answering: the session is given up (the next case reopens it, once per group).
@@ -201,14 +218,7 @@ async function runBounded(
   }
   if (first !== "timeout" && first !== "abort") {
     session.recorder.release(mark);
-    // The harness's wait for a core while the upstream's bound ran (not after: a settle or grace after it changes
-    // nothing the bound decided).
-    const boundEnd = startedAt + bound - CASE_SLACK_MS;
-    const coreWaitMs = processCoreWait.waitBetween(startedAt, Math.min(performance.now(), boundEnd));
-    first.harnessWait = {
-      boundMs: upstreamWaitMs(caseTimeoutMsFor(profile, input.answer)),
-      coreWaitMs: Math.round(coreWaitMs * 10) / 10,
-    };
+    first.harnessWait = harnessWaitOf(profile, input, startedAt, startedAt + bound - CASE_SLACK_MS);
     const heard = first.frames.some((f) => f.dir === "from-relay" && f.end !== "control");
     const ended = first.observation.upstream.kind === "result" || first.observation.upstream.kind === "error";
     if (!heard && !ended) session.giveUp("the relay sent nothing at either end during a whole case");
