@@ -49,6 +49,22 @@ export function recordEntry(sequence: Sequence, entry: SequenceEntry): void {
 }
 
 /**
+ * Records the requests of a round the harness's own wait ran out before sending (a tool loop still going when the
+ * case's time was up) as timed out with no time of their own (`afterMs` 0): the sequence says where it stopped and
+ * why, never that it ended by itself (lateness.ts, boundLateness, reads it).
+ */
+export function recordUnsent(sequence: Sequence, round: number, asks: Ask[], deadlineMs: number): void {
+  for (const ask of asks)
+    recordEntry(sequence, {
+      round,
+      key: ask.key,
+      token: ask.token,
+      sent: ask.params,
+      outcome: { kind: "timeout", deadlineMs, afterMs: 0 },
+    });
+}
+
+/**
  * What the upstream does on the next probe tool call, whatever its era: send these sampling params and report what came
  * back.
  */

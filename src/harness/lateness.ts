@@ -1,5 +1,13 @@
-import type { ActionTiming, Frame, HarnessLateness } from "../model/evidence.ts";
+import type {
+  ActionLateness,
+  ActionTiming,
+  BoundLateness,
+  Frame,
+  HarnessLateness,
+  Observation,
+} from "../model/evidence.ts";
 import type { CoreWait } from "./core-wait.ts";
+import type { CaseRunOutput } from "./session.ts";
 
 /**
  * Whether the harness was too late for a case to mean anything (pure: frames, the harness's own action timings and
@@ -24,13 +32,13 @@ export function harnessLateness(input: {
   deadlineMs: number;
   /** The case's outcome at the upstream: a single delivered result needed no deadline to be met in time. */
   delivered: boolean;
-}): HarnessLateness | undefined {
+}): ActionLateness | undefined {
   const { frames, actions, deadlineMs, delivered } = input;
   if (delivered || actions.length === 0) return undefined;
   const exchange = exchangeOf(frames);
   if (!exchange) return undefined;
   const { requestAtMs, outcomeAtMs } = exchange;
-  let worst: HarnessLateness | undefined;
+  let worst: ActionLateness | undefined;
   for (const a of actions) {
     if (a.scriptedDelayMs >= deadlineMs) continue;
     // Due as the script meant it: the question as early as the harness could have read it, plus the scripted delay;
@@ -163,8 +171,92 @@ function exchangeOf(frames: readonly Frame[]): { requestAtMs: number; outcomeAtM
 /** How the reason of a case that stayed late begins (the summary counts those). */
 export const LATE_REASON = "the harness was late";
 
+/**
+ * Whether the harness's own wait ran out because the harness itself was late (pure). The upstream waits a bounded
+ * time for its answer (the case's time limit, caseTimeoutMs less a margin: the harness's bound, never the relay's
+ * declared deadline); a request still unanswered then is a `timeout`, which the checks read as the relay not
+ * answering. That is the relay's doing only when the harness was not the one holding the case up: a tool loop of
+ * nine rounds, each through the harness's answerer and upstream, runs out of the bound on a loaded machine without
+ * any single action being late.
+ *
+ * The harness counts a timeout as its own lateness when, during the case, it waited for a core (core-wait.ts: time
+ * it had work to do and no core, never time spent working or waiting idle for the relay) at least as long as the
+ * timed-out request had had when the bound ran out: what the harness lost then accounts for the time the request
+ * lacked (given back, the request would have had at least twice its wait). A relay that never answers has had the
+ * whole bound, which no wait for a core during the case can reach (the harness then sleeps); one that answers a
+ * request late fails the same way on a re-run with longer bounds.
+ */
+export function boundLateness(input: {
+  upstream: Observation["upstream"];
+  sequence?: Observation["sequence"];
+  /** How long the upstream waited for its answer at most (ms). */
+  boundMs: number;
+  /** How long the harness waited for a core during the case (ms). */
+  coreWaitMs: number;
+}): BoundLateness | undefined {
+  const { upstream, sequence, boundMs, coreWaitMs } = input;
+  const timeouts = [
+    ...(sequence ?? []).map((e) => ({ round: e.round + 1, outcome: e.outcome })),
+    ...(sequence?.length ? [] : [{ round: undefined, outcome: upstream }]),
+  ].filter((t) => t.outcome.kind === "timeout");
+  if (timeouts.length === 0) return undefined;
+  // The time each cut request had: a timed-out one its wait; one the wait ran out before sending (afterMs 0) the
+  // time a round took at the pace of the rounds before it, the least it would have needed.
+  const had = timeouts.map((t) => {
+    const waitedMs = (t.outcome.kind === "timeout" ? t.outcome.afterMs : undefined) ?? boundMs;
+    const before = new Set((sequence ?? []).filter((e) => e.round + 1 < (t.round ?? 0)).map((e) => e.round));
+    return {
+      round: t.round,
+      waitedMs,
+      neededMs: waitedMs > 0 ? waitedMs : boundMs / Math.max(1, before.size),
+    };
+  });
+  // The request that had the longest is the one the harness's lateness must account for.
+  const longest = had.reduce((a, b) => (b.neededMs > a.neededMs ? b : a));
+  if (coreWaitMs < Math.max(LATE_MIN_MS, longest.neededMs)) return undefined;
+  return {
+    kind: "bound",
+    boundMs: round(boundMs),
+    ...(longest.round !== undefined ? { round: longest.round } : {}),
+    waitedMs: round(longest.waitedMs),
+    lateMs: round(coreWaitMs),
+    marginMs: round(Math.max(1, longest.neededMs)),
+  };
+}
+
+/**
+ * How late the harness was for one attempt of a case (pure): a scripted action that left too late for the relay's
+ * declared deadline (`answerTimeoutMs`, harnessLateness), else its own wait that ran out while it waited for a core
+ * (boundLateness). An attempt that is already a harness error is not weighed.
+ */
+export function caseLateness(
+  output: Pick<CaseRunOutput, "observation" | "frames" | "actions" | "harnessError" | "harnessWait">,
+  answerTimeoutMs: number,
+): HarnessLateness | undefined {
+  if (output.harnessError !== undefined) return undefined;
+  const { upstream, sequence } = output.observation;
+  const late = harnessLateness({
+    frames: output.frames,
+    actions: output.actions ?? [],
+    deadlineMs: answerTimeoutMs,
+    delivered: upstream.kind === "result" && sequence === undefined,
+  });
+  if (late || !output.harnessWait) return late;
+  return boundLateness({ upstream, ...(sequence ? { sequence } : {}), ...output.harnessWait });
+}
+
 /** The lateness in words, with the measured times: the reason of a case that stayed late. */
 export function describeLateness(l: HarnessLateness, attempts: number): string {
+  if (l.kind === "bound")
+    return (
+      `${LATE_REASON} in ${attempts} attempt(s), not the relay: in the last, the harness's own wait for the ` +
+      `upstream's answer (its case time limit, ${l.boundMs} ms, not the relay's deadline) ran out ` +
+      (l.waitedMs > 0
+        ? `while ${l.round !== undefined ? `round ${l.round}'s request` : "its request"} had waited ${l.waitedMs} ms`
+        : `before round ${l.round}'s request was sent (at the pace of the rounds before it, ${l.marginMs} ms each)`) +
+      `, and during the case the harness waited ${l.lateMs} ms for a core (run-queue wait, not time spent reading ` +
+      `the relay's frames): at least the ${l.marginMs} ms that round had. The machine is too loaded to judge this case`
+    );
   const outcome =
     l.outcomeAtMs !== undefined ? `; the relay's outcome reached the upstream at ${l.outcomeAtMs} ms` : "";
   return (

@@ -11,6 +11,7 @@ import {
   type HarnessAnswerer,
   type HarnessUpstream,
   recordEntry,
+  recordUnsent,
 } from "./ends.ts";
 import { JsonRpcPeer, type JsonRpcResponse, type LineChannel } from "./jsonrpc-peer.ts";
 import type { ActionLog } from "./lateness.ts";
@@ -363,9 +364,15 @@ export class ModernUpstream implements HarnessUpstream {
     const answered = asks.map((ask) => ({ ask, outcome: this.outcomeOf(responses, ask.key) }));
     for (const { ask, outcome } of answered)
       recordEntry(sequence, { round: a.round, key: ask.key, token: ask.token, sent: ask.params, outcome });
-    const next = performance.now() < a.deadline ? sequence.next?.(a.round, answered) : undefined;
+    let next = sequence.next?.(a.round, answered);
+    if (next?.length && performance.now() >= a.deadline) {
+      recordUnsent(sequence, a.round + 1, next, a.probe.waitMs);
+      next = undefined;
+    }
     if (next && next.length > 0) {
       a.round++;
+      // A round's timeout says how long its own input_required waited, as a legacy round's does.
+      a.since = performance.now();
       a.asks = next;
       a.key = next[0]!.key;
       a.requestState = this.stateFor(a.probe, a.round);

@@ -2,16 +2,17 @@ import { caseKey } from "../model/case-key.ts";
 import type { HarnessLateness } from "../model/evidence.ts";
 import { caseTimeoutMsFor, type TargetProfile } from "../model/target.ts";
 import type { CaseInstance } from "./case-instance.ts";
+import { processCoreWait } from "./core-wait.ts";
 import { debug } from "./debug.ts";
 import { type GroupSession, NOT_RETRIED, type Shared } from "./group-session.ts";
 import type { HarnessPlan } from "./harness-plan.ts";
 import { withCanary } from "./instantiate.ts";
 import { type Attempt, rerunScale, rerunWhileLate } from "./late-rerun.ts";
-import { actionLateMs, harnessLateness, LATE_MIN_MS } from "./lateness.ts";
+import { caseLateness } from "./lateness.ts";
 import { RELAY_LOG_CHARS } from "./relay-process.ts";
 import type { WorkItem } from "./scheduler.ts";
 import { sequenceFor } from "./sequence.ts";
-import { type CaseHooks, type CaseRunOutput, RelaySession } from "./session.ts";
+import { type CaseHooks, type CaseRunOutput, RelaySession, upstreamWaitMs } from "./session.ts";
 import { CASE_SLACK_MS, LANE_HOLD_MS } from "./waits.ts";
 
 /**
@@ -111,21 +112,13 @@ function caseInput({ kase, era }: WorkItem, c: CaseInstance) {
   });
 }
 
-/**
- * How late the harness was for this attempt (lateness.ts): from its scripted actions' timings (their waits for a core,
- * core-wait.ts) against the relay's declared deadline.
- */
+/** How late the harness was for this attempt (lateness.ts, caseLateness), against the relay's declared deadline. */
 function latenessOf(output: CaseRunOutput, profile: TargetProfile): HarnessLateness | undefined {
-  if (output.harnessError !== undefined || !output.actions) return undefined;
-  const { upstream, sequence } = output.observation;
-  const worst = output.actions.reduce((w, a) => Math.max(w, actionLateMs(a)), 0);
-  if (worst >= LATE_MIN_MS) debug(`an action of the harness left ${Math.round(worst)} ms late (core wait)`);
-  return harnessLateness({
-    frames: output.frames,
-    actions: output.actions,
-    deadlineMs: profile.answerTimeoutMs,
-    delivered: upstream.kind === "result" && sequence === undefined,
-  });
+  const late = caseLateness(output, profile.answerTimeoutMs);
+  if (late?.kind === "bound")
+    debug(`the harness's own wait ran out while it waited ${late.lateMs} ms for a core`);
+  else if (late) debug(`an action of the harness left ${late.lateMs} ms late (core wait)`);
+  return late;
 }
 
 /**
@@ -171,6 +164,23 @@ async function lateRerun(
 }
 
 /**
+ * The harness's own wait in a case (lateness.ts, boundLateness): its upstream's bound, and its wait for a core from the
+ * case's start while that bound ran (not after it: a settle or grace afterwards changes nothing the bound decided).
+ */
+function harnessWaitOf(
+  profile: TargetProfile,
+  input: Parameters<RelaySession["runCase"]>[0],
+  startedAt: number,
+  boundEnd: number,
+): NonNullable<CaseRunOutput["harnessWait"]> {
+  const coreWaitMs = processCoreWait.waitBetween(startedAt, Math.min(performance.now(), boundEnd));
+  return {
+    boundMs: upstreamWaitMs(caseTimeoutMsFor(profile, input.answer)),
+    coreWaitMs: Math.round(coreWaitMs * 10) / 10,
+  };
+}
+
+/**
  * One case with a hard bound: its caseTimeoutMs (caseTimeoutMsFor: longer for an expiry case) + CASE_SLACK_MS (+ startupTimeoutMs while the relay has not yet launched
  * the upstream). A case that exceeds it, or during which the relay sent nothing at either end, means the relay
  * stopped answering: the session is given up (the next case reopens it, once per group).
@@ -189,6 +199,7 @@ async function runBounded(
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const mark = session.recorder.mark();
+  const startedAt = performance.now();
   const giveUp = new Promise<"timeout" | "abort">((resolve) => {
     timer = setTimeout(() => resolve("timeout"), bound);
     onAbort = () => resolve("abort");
@@ -207,6 +218,7 @@ async function runBounded(
   }
   if (first !== "timeout" && first !== "abort") {
     session.recorder.release(mark);
+    first.harnessWait = harnessWaitOf(profile, input, startedAt, startedAt + bound - CASE_SLACK_MS);
     const heard = first.frames.some((f) => f.dir === "from-relay" && f.end !== "control");
     const ended = first.observation.upstream.kind === "result" || first.observation.upstream.kind === "error";
     if (!heard && !ended) session.giveUp("the relay sent nothing at either end during a whole case");

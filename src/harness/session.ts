@@ -89,6 +89,11 @@ export interface CaseRunOutput {
   notApplicable?: string;
   /** The harness's scripted actions in the case, timed from the case's start (lateness.ts). */
   actions?: ActionTiming[];
+  /**
+   * The harness's own wait in the case (lateness.ts, boundLateness): how long its upstream waited for an answer at
+   * most, and how long the harness waited for a core while the case ran (core-wait.ts). Set by the case driver.
+   */
+  harnessWait?: { boundMs: number; coreWaitMs: number };
 }
 
 /**

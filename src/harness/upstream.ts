@@ -1,6 +1,6 @@
 import type { UpstreamOutcome } from "../model/evidence.ts";
 import type { Era } from "../protocol/eras.ts";
-import { type ArmedProbe, type Ask, recordEntry, type Sequence } from "./ends.ts";
+import { type ArmedProbe, type Ask, recordEntry, recordUnsent, type Sequence } from "./ends.ts";
 import {
   type JsonRpcId,
   JsonRpcPeer,
@@ -235,8 +235,11 @@ export class ScriptedUpstream {
       }));
       for (const { ask, outcome } of answered)
         recordEntry(sequence, { round, key: ask.key, token: ask.token, sent: ask.params, outcome });
-      if (performance.now() >= deadline) break;
       asks = sequence.next?.(round, answered);
+      if (asks?.length && performance.now() >= deadline) {
+        recordUnsent(sequence, round + 1, asks, deadlineMs);
+        break;
+      }
     }
     return sequence.record[0]?.outcome ?? { kind: "broken", detail: "the sequence sent no request" };
   }

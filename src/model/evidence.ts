@@ -186,7 +186,7 @@ export type ActionTiming = z.infer<typeof ActionTimingSchema>;
  * `marginMs`, what the script left before the relay's declared deadline `deadlineMs` counted from the request;
  * `outcomeAtMs`, when the relay's last frame reached the upstream.
  */
-export const HarnessLatenessSchema = z.object({
+export const ActionLatenessSchema = z.object({
   deadlineMs: z.number(),
   kind: ActionTimingSchema.shape.kind,
   requestAtMs: z.number(),
@@ -198,7 +198,26 @@ export const HarnessLatenessSchema = z.object({
   marginMs: z.number(),
   outcomeAtMs: z.number().optional(),
 });
+
+/**
+ * How late the harness was for a case whose own wait ran out (src/harness/lateness.ts, boundLateness): the upstream
+ * waited `boundMs` at most for its answer (the harness's case time limit, never the relay's deadline), and a request
+ * (`round`, 1-based, of a sequence) had waited `waitedMs` of it when it timed out; meanwhile the harness waited
+ * `lateMs` for a core during the case, at least `marginMs` (the time that request had).
+ */
+export const BoundLatenessSchema = z.object({
+  kind: z.literal("bound"),
+  boundMs: z.number(),
+  round: z.number().int().positive().optional(),
+  waitedMs: z.number(),
+  lateMs: z.number(),
+  marginMs: z.number(),
+});
+
+export const HarnessLatenessSchema = z.union([ActionLatenessSchema, BoundLatenessSchema]);
 export type HarnessLateness = z.infer<typeof HarnessLatenessSchema>;
+export type ActionLateness = z.infer<typeof ActionLatenessSchema>;
+export type BoundLateness = z.infer<typeof BoundLatenessSchema>;
 
 /**
  * An attempt of a case that was not judged because the harness was late for it, kept beside the judged one, small:

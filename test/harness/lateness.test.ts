@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { CoreWaitSampler } from "../../src/harness/core-wait.ts";
 import {
   type Attempt,
@@ -8,7 +8,14 @@ import {
   rerunScale,
   rerunWhileLate,
 } from "../../src/harness/late-rerun.ts";
-import { type ActionLog, harnessLateness, LATE_REASON, timedActions } from "../../src/harness/lateness.ts";
+import {
+  type ActionLog,
+  caseLateness,
+  describeLateness,
+  harnessLateness,
+  LATE_REASON,
+  timedActions,
+} from "../../src/harness/lateness.ts";
 import type { ActionTiming, Evidence, Frame, HarnessLateness } from "../../src/model/evidence.ts";
 import { fitEvidence } from "../../src/model/evidence-budget.ts";
 import { lateRerunsOf } from "../../src/run/late-reruns.ts";
@@ -380,5 +387,84 @@ describe("the summary says how many cases ran again and why", () => {
       "(2 case(s) re-run 3× as the harness was late for them, 1 late every time (error))",
     );
     expect(lateRerunsOf([])).toEqual({});
+  });
+});
+
+describe("the harness's own wait ran out: its lateness when its wait for a core accounts for it", () => {
+  // A tool loop as measured beside eight busy processes (issue #35): round n is entry n − 1; the upstream's bound
+  // was 5,500 ms (caseTimeoutMs 6,000 less its margin).
+  const result = { kind: "result", result: { role: "assistant" } } as const;
+  const loop = (outcomes: Array<Record<string, unknown>>) =>
+    outcomes.map((outcome, round) => ({ round, key: `k-${round + 1}`, token: `t${round + 1}`, outcome }));
+  const loopOutput = (outcomes: Array<Record<string, unknown>>, coreWaitMs: number) =>
+    ({
+      observation: {
+        sent: {},
+        asked: [],
+        upstream: result,
+        sequence: loop(outcomes),
+      },
+      frames: [up(116, 1)],
+      actions: [],
+      harnessWait: { boundMs: 5500, coreWaitMs },
+    }) as never;
+  const timedOut = (afterMs: number) => ({ kind: "timeout", deadlineMs: 5500, afterMs });
+
+  it("2025-11-25: round 5 timed out after 774 ms while the harness waited 1,200 ms for a core: late, re-run", async () => {
+    const late = caseLateness(loopOutput([result, result, result, result, timedOut(774)], 1200), 1200);
+    expect(late).toEqual({
+      kind: "bound",
+      boundMs: 5500,
+      round: 5,
+      waitedMs: 774,
+      lateMs: 1200,
+      marginMs: 774,
+    });
+    const again = vi.fn(async (): Promise<Attempt> => ({ output: output("second"), lateness: undefined }));
+    const judged = await rerunWhileLate({ output: output("first"), lateness: late }, again);
+    expect(again).toHaveBeenCalledTimes(1);
+    expect(judged.observation.sent).toEqual({ tag: "second" });
+    expect(judged.lateAttempts![0]!.lateness).toEqual(late);
+    // Still late every time: an error naming the harness's own wait and its measured times, never the relay.
+    const stillLate = await rerunWhileLate({ output: output("first"), lateness: late }, async () => ({
+      output: output("again"),
+      lateness: late,
+    }));
+    expect(stillLate.harnessError).toContain(LATE_REASON);
+    expect(stillLate.harnessError).toContain(
+      "its case time limit, 5500 ms, not the relay's deadline) ran out while round 5's request had waited 774 ms",
+    );
+    expect(stillLate.harnessError).toContain("the harness waited 1200 ms for a core");
+  });
+
+  it("2026-07-28: the wait ran out before round 6 was sent; the rounds' pace (1,100 ms) is what must be accounted for", () => {
+    const five = [result, result, result, result, result];
+    const late = caseLateness(loopOutput([...five, timedOut(0)], 1300), 1200);
+    expect(late).toMatchObject({ kind: "bound", round: 6, waitedMs: 0, marginMs: 1100, lateMs: 1300 });
+    expect(describeLateness(late!, 3)).toContain("before round 6's request was sent");
+    expect(caseLateness(loopOutput([...five, timedOut(0)], 900), 1200)).toBeUndefined();
+  });
+
+  it("a relay that never answers had the whole bound: no wait for a core accounts for it, the timeout stands", () => {
+    // 1,090 ms: the harness's wait for a core measured while it slept 5.5 s beside eight busy processes.
+    const never = caseLateness(loopOutput([timedOut(5500)], 1090), 1200);
+    expect(never).toBeUndefined();
+    const single = {
+      observation: { sent: {}, asked: [], upstream: timedOut(5500) },
+      frames: [up(116, 1)],
+      harnessWait: { boundMs: 5500, coreWaitMs: 1090 },
+    } as never;
+    expect(caseLateness(single, 1200)).toBeUndefined();
+  });
+
+  it("no core wait, no lateness: an idle harness's timeout is the relay's; nor is an outcome that did not time out", () => {
+    expect(caseLateness(loopOutput([result, result, timedOut(774)], 20), 1200)).toBeUndefined();
+    expect(caseLateness(loopOutput([result, result, timedOut(30)], 40), 1200)).toBeUndefined();
+    expect(
+      caseLateness(loopOutput([result, result, { kind: "error", error: {} }], 5000), 1200),
+    ).toBeUndefined();
+    // Without the measure (a case the driver did not time), nothing is inferred.
+    const unmeasured = { ...(loopOutput([result, timedOut(10)], 0) as object), harnessWait: undefined };
+    expect(caseLateness(unmeasured as never, 1200)).toBeUndefined();
   });
 });
