@@ -4,7 +4,7 @@
 #   - the published relays of other registries, each pinned, into git-ignored folders of their own:
 #       targets/real/pypi/NAME.txt              pip requirements (a whole pinned set)  → .venv-relays/NAME/
 #       targets/real/go.txt                     MODULE/CMD@VERSION a line              → .go-relays/bin/ (go install)
-#       targets/real/crates.txt                 CRATE VERSION a line                   → .cargo-relays/bin/ (cargo install --locked)
+#       targets/real/crates.txt                 CRATE VERSION [FLAGS] a line           → .cargo-relays/bin/ (cargo install --locked)
 #   - the official-SDK pass-throughs under targets/foreign/sdk-*/ (built from their own lock files):
 #       sdk-python/requirements.txt → .venv-relays/sdk-python/   sdk-go/go.mod → .go-relays/bin/sdk-go-relay
 #       sdk-rust/Cargo.lock         → .cargo-relays/bin/sdk-rust-relay   sdk-java/pom.xml → .java-relays/sdk-java-relay.jar
@@ -94,6 +94,8 @@ setup_rust() {
     return 0
   fi
   mkdir -p .cargo-relays
+  # Unoptimised builds without debug info (crates.txt says why): a fraction of a release build's compile.
+  export CARGO_PROFILE_DEV_DEBUG=false
   # Compiled dependencies are kept in the user's cache, outside the clone (a build cache only: what runs is installed
   # into .cargo-relays/), so a second clone on the same machine, as CI's is, rebuilds in seconds instead of minutes.
   CARGO_CACHE=${MCPX_CONFORM_CARGO_TARGET:-${XDG_CACHE_HOME:-$HOME/.cache}/mcpx-conform/cargo-target}
@@ -101,20 +103,23 @@ setup_rust() {
   if [ -f targets/real/crates.txt ] && ! current targets/real/crates.txt .cargo-relays/crates.txt; then
     grep -v '^\s*\(#\|$\)' targets/real/crates.txt | while read -r crate version rest; do
       say "cargo install --locked --version $version $crate $rest"
+      # --force: this runs only when crates.txt changed, and a changed line (its flags) must rebuild what is installed.
       # shellcheck disable=SC2086 # rest: extra words of the line (--bin NAME, --features …)
-      quietly .cargo-relays/install.log cargo install --locked --root .cargo-relays --target-dir "$CARGO_CACHE" \
+      quietly .cargo-relays/install.log cargo install --locked --force --root .cargo-relays --target-dir "$CARGO_CACHE" \
         --version "$version" "$crate" $rest
     done
     cp targets/real/crates.txt .cargo-relays/crates.txt
   fi
   if [ -f targets/foreign/sdk-rust/Cargo.lock ]; then
-    cat targets/foreign/sdk-rust/Cargo.toml targets/foreign/sdk-rust/Cargo.lock targets/foreign/sdk-rust/src/*.rs >.cargo-relays/sdk-rust.next
+    # The dev profile, as for the crates above (crates.txt says why): a pass-through needs no optimiser.
+    { cat targets/foreign/sdk-rust/Cargo.toml targets/foreign/sdk-rust/Cargo.lock targets/foreign/sdk-rust/src/*.rs
+      echo "profile: dev, no debug info"; } >.cargo-relays/sdk-rust.next
     if ! current .cargo-relays/sdk-rust.next .cargo-relays/sdk-rust.built; then
       say "building targets/foreign/sdk-rust"
-      quietly .cargo-relays/sdk-rust.log cargo build --release --locked \
+      quietly .cargo-relays/sdk-rust.log cargo build --locked \
         --manifest-path targets/foreign/sdk-rust/Cargo.toml --target-dir "$CARGO_CACHE"
       mkdir -p .cargo-relays/bin
-      cp "$CARGO_CACHE/release/sdk-rust-relay" .cargo-relays/bin/sdk-rust-relay
+      cp "$CARGO_CACHE/debug/sdk-rust-relay" .cargo-relays/bin/sdk-rust-relay
       mv .cargo-relays/sdk-rust.next .cargo-relays/sdk-rust.built
     fi
   fi
